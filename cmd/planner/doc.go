@@ -1,0 +1,55 @@
+// Command planner answers the questions asked before a training or
+// serving job starts: will this model fit, on how many GPUs, with which
+// parallel layout.
+//
+// Usage:
+//
+//	planner <command> [flags]
+//
+// The commands are:
+//
+//	estimate   itemized per-GPU memory of one plan, for training or serving
+//	models     the model catalog (or pass a Hugging Face config.json path)
+//	gpus       the GPU catalog, with a source for every figure
+//
+// Every command takes -h for its flags and --json for machine output in
+// raw base units (bytes as integers). Bad input exits with status 2 and a
+// message that names the bad value and what would be valid.
+//
+// # Estimate
+//
+// The memory of one training plan: Llama 3 70B on 64 H100s with ZeRO-3
+// and full recompute, at 8,192 tokens per sequence:
+//
+//	$ planner estimate --model llama3-70b --gpus 64 --zero 3 --recompute full --seq 8192
+//
+// Llama 3 405B in Meta's layout (tp 8 in a node, pp 16 across nodes,
+// sequence parallelism); the first and last stages get one layer fewer,
+// and --stages prints every stage:
+//
+//	$ planner estimate --model llama3-405b --gpus 16384 --tp 8 --pp 16 --sp --zero 1 --recompute full --seq 8192 --gbs 2048 --stages
+//
+// A plan that does not fit names its largest lines and the changes that
+// would shrink it, each with the memory it leads to:
+//
+//	$ planner estimate --model llama3-70b --gpus 8 --tp 8 --sp --seq 8192
+//
+// Serving: Llama 3.1 8B in bf16 on one H100 with one 4,096-token
+// conversation, and how many such users fit:
+//
+//	$ planner estimate --mode serve --model llama3.1-8b --gpus 1 --context 4096 --users 1
+//
+// Llama 3.1 405B on eight H100s in fp8:
+//
+//	$ planner estimate --mode serve --model llama3.1-405b --gpus 8 --tp 8 --weights-dtype fp8 --context 8192 --users 16
+//
+// A model can be a Hugging Face config.json and a GPU a JSON file whose
+// keys carry their units (planner gpus prints the keys):
+//
+//	$ planner estimate --model costmodel/hfconfigs/Qwen__Qwen3-32B.json --gpu b200 --gpus 8 --zero 3 --recompute selective
+//
+// # Catalogs
+//
+//	$ planner models
+//	$ planner gpus --sources
+package main

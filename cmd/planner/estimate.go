@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
+
+// estimateFlags are the flags of `planner estimate`.
+type estimateFlags struct {
+	model   string
+	mode    string
+	json    bool
+	stages  bool
+	cluster clusterFlags
+	plan    planFlags
+	assume  assumptionFlags
+	serve   serveFlags
+}
+
+func runEstimate(args []string, stdout, stderr io.Writer) error {
+	var f estimateFlags
+	fs := newFlagSet("estimate", stderr)
+	fs.StringVar(&f.model, "model", "", "model: a catalog name (planner models) or a Hugging Face config.json path")
+	fs.StringVar(&f.mode, "mode", "train", "train or serve")
+	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units (bytes as integers)")
+	fs.BoolVar(&f.stages, "stages", false, "also print every pipeline stage's memory")
+	f.cluster.register(fs)
+	f.plan.register(fs)
+	f.assume.register(fs)
+	f.serve.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f.plan.set = setFlags(fs)
+	m, err := loadModel(f.model)
+	if err != nil {
+		return err
+	}
+	a, err := f.assume.resolve()
+	if err != nil {
+		return err
+	}
+	switch f.mode {
+	case "train":
+		return f.train(m, a, stdout)
+	case "serve":
+		return f.serveEstimate(m, a, stdout)
+	}
+	return badInputf("--mode %q is not train or serve", f.mode)
+}
+
+func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.Writer) error {
+	p, err := f.plan.resolve(f.cluster.totalGPUs())
+	if err != nil {
+		return err
+	}
+	c, err := f.cluster.resolve(p.GPUs())
+	if err != nil {
+		return err
+	}
+	e, err := costmodel.NewEvaluator(m, c, a)
+	if err != nil {
+		return badInput(err)
+	}
+	r, err := e.Estimate(p)
+	if err != nil {
+		return badInput(err)
+	}
+	if f.json {
+		return writeJSON(w, r)
+	}
+	writeTrainReport(w, m, r, f.stages)
+	return nil
+}
+
+func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stages bool) {
+	p := r.Plan
+	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
+	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
+	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
+		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
+	fmt.Fprintf(w, "\nmemory per GPU, pipeline stage %d of %d (the most loaded):\n", r.PeakStage, p.PP)
+	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
+	if !r.Memory.Fits {
+		writeLargest(w, r.Memory)
+		writeLevers(w, r.Levers)
+	}
+	if stages {
+		writeStages(w, r)
+	}
+	writeAssumptions(w, r.Assumptions)
+	writeNotes(w, r.Notes)
+}
+
+func writeStages(w io.Writer, r *costmodel.Report) {
+	fmt.Fprintf(w, "\n%5s %6s %10s %10s %12s %10s %10s  %s\n", "stage", "layers", "params", "states", "activations", "overheads", "total", "fits")
+	for _, s := range r.Stages {
+		fits := "yes"
+		if s.Total > r.Memory.Budget {
+			fits = "no"
+		}
+		fmt.Fprintf(w, "%5d %6d %10s %10v %12v %10v %10v  %s\n", s.Stage, s.Layers, costmodel.FormatCount(s.Params),
+			s.ModelStates()+s.GatherBuffers, s.Activations(), s.Overheads(), s.Total, fits)
+	}
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// runCLI runs the CLI in-process from the repository root, so paths in
+// the examples resolve as a user at the root would type them.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// testdata is the absolute path of this package's testdata folder, so
+// tests that change directory still find it.
+var testdata, _ = filepath.Abs("testdata")
+
+// golden compares got with testdata/name.golden (or rewrites it with -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(testdata, name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/planner -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (rerun with -update after checking):\n%s", path, diffLines(string(want), got))
+	}
+}
+
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("- " + wl + "\n+ " + gl + "\n")
+		}
+	}
+	return b.String()
+}
+
+var docExample = regexp.MustCompile(`(?m)^//\t\$ planner (.*)$`)
+
+// TestDocExamples runs every `$ planner ...` line of the command's manual
+// (doc.go) and compares its output with a golden file.
+func TestDocExamples(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := docExample.FindAllStringSubmatch(string(src), -1)
+	if len(examples) < 6 {
+		t.Fatalf("found %d examples in doc.go", len(examples))
+	}
+	t.Chdir("../..")
+	for i, ex := range examples {
+		args := strings.Fields(ex[1])
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || out == "" {
+			t.Errorf("planner %s: exit %d, stderr %q", ex[1], code, errs)
+			continue
+		}
+		golden(t, fmt.Sprintf("doc_%02d_%s", i+1, args[0]), "$ planner "+ex[1]+"\n"+out)
+	}
+}
+
+func TestJSONIsRawAndDeterministic(t *testing.T) {
+	args := []string{"estimate", "--model", "llama3-70b", "--gpus", "64", "--zero", "3", "--seq", "8192", "--recompute", "full", "--json"}
+	code, a, _ := runCLI(t, args...)
+	_, b, _ := runCLI(t, args...)
+	if code != 0 || a != b {
+		t.Fatalf("exit %d; outputs equal %v", code, a == b)
+	}
+	if !strings.Contains(a, `"total_bytes": 43`) || strings.Contains(a, "GB") && !strings.Contains(a, `"hbm_quoted"`) {
+		t.Errorf("JSON should carry raw integer bytes:\n%.400s", a)
+	}
+	golden(t, "estimate_json", a)
+}
+
+func TestServeJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "estimate", "--mode", "serve", "--model", "llama3.1-8b", "--gpus", "1", "--context", "4096", "--json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	golden(t, "serve_json", out)
+}
+
+// TestBadInput: every bad input exits 2 with a message naming the value.
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"estimat"}, `unknown command "estimat"`},
+		{[]string{"estimate"}, "--model is required"},
+		{[]string{"estimate", "--model", "llama3-7b"}, `unknown model "llama3-7b"`},
+		{[]string{"estimate", "--model", "llama3-7b"}, "closest: llama3-70b"},
+		{[]string{"estimate", "--model", "llama3-70b", "--gpu", "h10"}, `unknown GPU "h10"`},
+		{[]string{"estimate", "--model", "llama3-70b", "--tp", "3", "--gpus", "3"}, "tp=3 does not divide 64 attention heads"},
+		{[]string{"estimate", "--model", "llama3-70b", "--gpus", "16", "--tp", "8", "--dp", "4"}, "tp*pp*cp*dp = 8*1*1*4 = 32, but --gpus/--nodes give 16 GPUs"},
+		{[]string{"estimate", "--model", "llama3-70b", "--gpus", "12"}, "not a whole number of 8-GPU nodes"},
+		{[]string{"estimate", "--model", "llama3-70b", "--zero", "4"}, "zero=4 is not a ZeRO stage"},
+		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "some"}, `unknown recompute "some" (valid: none, selective, full)`},
+		{[]string{"estimate", "--model", "llama3-70b", "--seq", "-5"}, "seq=-5"},
+		{[]string{"estimate", "--model", "llama3-70b", "--tp", "-1"}, "--tp -1"},
+		{[]string{"estimate", "--model", "llama3-70b", "--mbs", "99999999999"}, "--mbs 99999999999"},
+		{[]string{"estimate", "--model", "llama3-70b", "--gbs", "3", "--gpus", "8"}, "gbs=3 is not a multiple"},
+		{[]string{"estimate", "--model", "llama3-70b", "--hbm-fraction", "1.5"}, "HBM fraction 1.5"},
+		{[]string{"estimate", "--model", "llama3-70b", "--precision", "fp8", "--gpu", "a100"}, "a100-80gb has no FP8"},
+		{[]string{"estimate", "--model", "llama3-70b", "--mode", "infer"}, `--mode "infer"`},
+		{[]string{"estimate", "--model", "llama3-70b", "--mode", "serve", "--users", "0"}, "users=0"},
+		{[]string{"estimate", "--model", "llama3-70b", "--mode", "serve", "--kv-dtype", "int2"}, `unknown dtype "int2"`},
+		{[]string{"estimate", "--model", "no/such/config.json"}, "no such file"},
+		{[]string{"estimate", "--model", "llama3-70b", "--tp"}, "flag needs an argument"},
+		{[]string{"estimate", "--model", "llama3-70b", "extra"}, `unexpected argument "extra"`},
+		{[]string{"estimate", "--model", "llama3-70b", "--cp", "2", "--attn", "eager"}, "needs FlashAttention"},
+		{[]string{"gpus", "--bogus"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("planner %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tt.args, " "), code, errs, tt.want)
+		}
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	if code, out, _ := runCLI(t, "--help"); code != 0 || !strings.Contains(out, "estimate") {
+		t.Errorf("--help: exit %d, %q", code, out)
+	}
+	if code, _, errs := runCLI(t, "estimate", "-h"); code != 0 || !strings.Contains(errs, "--recompute") && !strings.Contains(errs, "-recompute") {
+		t.Errorf("estimate -h: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// planFlags describe one training plan.
+type planFlags struct {
+	tp, pp, vpp, cp, dp     int
+	firstLayers, lastLayers int
+	zero                    int
+	sp                      bool
+	mbs, gbs, seq           int
+	recompute, attn         string
+	optimizer, precision    string
+	schedule                string
+	set                     map[string]bool
+}
+
+func (f *planFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.tp, "tp", 1, "tensor-parallel degree")
+	fs.IntVar(&f.pp, "pp", 1, "pipeline-parallel degree")
+	fs.IntVar(&f.vpp, "vpp", 1, "virtual pipeline stages per rank (interleaved 1F1B when > 1)")
+	fs.IntVar(&f.cp, "cp", 1, "context-parallel degree")
+	fs.IntVar(&f.dp, "dp", 0, "data-parallel degree (default: GPUs / (tp*pp*cp))")
+	fs.IntVar(&f.firstLayers, "first-stage-layers", 0, "layers on the first pipeline stage (default: even, or balanced when uneven)")
+	fs.IntVar(&f.lastLayers, "last-stage-layers", 0, "layers on the last pipeline stage")
+	fs.IntVar(&f.zero, "zero", 0, "ZeRO stage over data parallelism: 0 (DDP), 1, 2, 3 (FSDP)")
+	fs.BoolVar(&f.sp, "sp", false, "sequence parallelism (Megatron) with tp > 1")
+	fs.IntVar(&f.mbs, "mbs", 1, "micro-batch size, sequences")
+	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: mbs*dp*pp, enough micro-batches to fill the pipeline)")
+	fs.IntVar(&f.seq, "seq", 4096, "sequence length, tokens")
+	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective, full")
+	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
+	fs.StringVar(&f.precision, "precision", "bf16", "training precision: bf16, fp16, fp8, fp32")
+	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with --vpp > 1), gpipe")
+}
+
+// resolve builds the plan. gpus is the cluster's GPU count when the
+// cluster flags name one, 0 otherwise (dp then defaults to 1).
+func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
+	p := costmodel.Plan{TP: f.tp, PP: f.pp, VPP: f.vpp, CP: f.cp, DP: f.dp, ZeRO: f.zero, SP: f.sp,
+		FirstStageLayers: f.firstLayers, LastStageLayers: f.lastLayers,
+		MicroBatch: f.mbs, GlobalBatch: f.gbs, Seq: f.seq}
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"tp", f.tp}, {"pp", f.pp}, {"cp", f.cp}, {"vpp", f.vpp}, {"mbs", f.mbs}} {
+		if d.v < 1 || d.v > hardware.MaxGPUs {
+			return p, badInputf("--%s %d is not in [1, %d]", d.name, d.v, hardware.MaxGPUs)
+		}
+	}
+	if f.dp < 0 || f.dp > hardware.MaxGPUs {
+		return p, badInputf("--dp %d is not in [1, %d]", f.dp, hardware.MaxGPUs)
+	}
+	if err := f.resolveDP(&p, gpus); err != nil {
+		return p, err
+	}
+	if !f.set["gbs"] {
+		p.GlobalBatch = p.MicroBatch * p.DP * p.PP
+	}
+	var err error
+	if p.Recompute, err = costmodel.ParseRecompute(f.recompute); err != nil {
+		return p, badInput(err)
+	}
+	if p.Attention, err = costmodel.ParseAttention(f.attn); err != nil {
+		return p, badInput(err)
+	}
+	if p.Optimizer, err = costmodel.ParseOptimizer(f.optimizer); err != nil {
+		return p, badInput(err)
+	}
+	if p.Precision, err = costmodel.ParsePrecision(f.precision); err != nil {
+		return p, badInput(err)
+	}
+	if p.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
+		return p, badInput(err)
+	}
+	return p, nil
+}
+
+func (f *planFlags) resolveDP(p *costmodel.Plan, gpus int) error {
+	mp := p.TP * p.PP * p.CP
+	switch {
+	case f.set["dp"]:
+		if p.DP < 1 {
+			return badInputf("--dp %d must be at least 1", p.DP)
+		}
+	case gpus == 0:
+		p.DP = 1
+	case gpus%mp != 0:
+		return badInputf("tp*pp*cp = %d*%d*%d = %d does not divide %d GPUs", p.TP, p.PP, p.CP, mp, gpus)
+	default:
+		p.DP = gpus / mp
+	}
+	if gpus != 0 && p.GPUs() != gpus {
+		return badInput(fmt.Errorf("tp*pp*cp*dp = %d*%d*%d*%d = %d, but --gpus/--nodes give %d GPUs", p.TP, p.PP, p.CP, p.DP, p.GPUs(), gpus))
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// writeJSON writes v as indented JSON. Struct fields and sorted map keys
+// make the output byte-identical for the same input.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// nameWidth is the width of the line-name column.
+const nameWidth = 58
+
+// writeInventory prints the inventory lines, the total, the budget and
+// the headroom.
+func writeInventory(w io.Writer, inv costmodel.Inventory, hbmFraction float64) {
+	for _, l := range inv.Lines {
+		fmt.Fprintf(w, "  %-*s %10v  %s\n", nameWidth, l.Name, l.Bytes, l.Formula)
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", nameWidth+12))
+	fmt.Fprintf(w, "  %-*s %10v\n", nameWidth, "total", inv.Total)
+	fmt.Fprintf(w, "  %-*s %10v\n", nameWidth, fmt.Sprintf("budget (%g%% of %v driver-reported HBM)", 100*hbmFraction, inv.Capacity), inv.Budget)
+	verdict := "fits"
+	if !inv.Fits {
+		verdict = fmt.Sprintf("does NOT fit: over budget by %v", -inv.Headroom)
+	}
+	fmt.Fprintf(w, "  %-*s %10v  %s\n", nameWidth, "headroom", inv.Headroom, verdict)
+}
+
+// writeLargest names the largest lines of an inventory that does not fit.
+func writeLargest(w io.Writer, inv costmodel.Inventory) {
+	var parts []string
+	for _, l := range inv.Largest(3) {
+		parts = append(parts, fmt.Sprintf("%s (%v)", l.Name, l.Bytes))
+	}
+	fmt.Fprintf(w, "\nlargest lines: %s\n", strings.Join(parts, "; "))
+}
+
+func writeLevers(w io.Writer, levers []costmodel.Lever) {
+	if len(levers) == 0 {
+		fmt.Fprintln(w, "no single change to this plan lowers the peak; try more GPUs or a smaller model")
+		return
+	}
+	fmt.Fprintln(w, "what would shrink it (peak per GPU after the change):")
+	for _, l := range levers {
+		fit := "still over"
+		if l.Fits {
+			fit = "fits"
+		}
+		fmt.Fprintf(w, "  %-28s %10v  %-10s  %s\n", l.Change, l.Peak, fit, l.Why)
+	}
+}
+
+// describeModel is a one-line summary of a model's shape.
+func describeModel(m *costmodel.Model) string {
+	p := m.Params()
+	s := fmt.Sprintf("%s params; %d layers, hidden %d, %d heads (%d KV), FFN %d, vocab %d",
+		costmodel.FormatCount(p.Total), m.Layers, m.Hidden, m.Heads, m.KVHeads, m.FFN, m.Vocab)
+	if m.MoE != nil {
+		s = fmt.Sprintf("%s params (%s active); %d layers, hidden %d, %d heads (%d KV), %d experts top-%d of FFN %d, vocab %d",
+			costmodel.FormatCount(p.Total), costmodel.FormatCount(p.Active), m.Layers, m.Hidden, m.Heads, m.KVHeads,
+			m.MoE.Experts, m.MoE.TopK, m.MoE.ExpertFFN, m.Vocab)
+	}
+	return s
+}
+
+func describeCluster(c hardware.Cluster) string {
+	return fmt.Sprintf("%s: %v HBM per GPU (driver-reported; %s quoted), %v bf16 dense",
+		c, c.GPU.HBM, c.GPU.HBMQuoted, c.GPU.PeakBF16)
+}
+
+// plural returns "1 micro-batch" or "4 micro-batches".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func writeAssumptions(w io.Writer, a costmodel.Assumptions) {
+	fmt.Fprintf(w, "\nassumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
+	if a.GradAccumFP32 {
+		fmt.Fprint(w, ", fp32 gradients")
+	}
+	fmt.Fprintln(w)
+}
+
+func writeNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

@@ -1,0 +1,143 @@
+package costmodel
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// actShape is what a plan fixes for the size of saved tensors.
+type actShape struct {
+	tokens   float64 // local tokens per micro-batch: seq/cp x mbs
+	keyLen   float64 // keys each query attends to (eager scores)
+	tp       float64
+	kvDiv    float64 // min(tp, kv heads)
+	sp       bool
+	actBytes float64 // 2 (bf16, fp16, fp8 runs) or 4 (fp32)
+	hidden   float64
+}
+
+func newActShape(m *Model, p Plan) actShape {
+	s := actShape{
+		tokens: float64(p.Seq/p.CP) * float64(p.MicroBatch), keyLen: float64(p.Seq),
+		tp: float64(p.TP), kvDiv: float64(min(p.TP, m.KVHeads)), sp: p.SP, actBytes: 2,
+		hidden: float64(m.Hidden),
+	}
+	if m.MLA != nil {
+		s.kvDiv = s.tp
+	}
+	if p.Precision == FP32 {
+		s.actBytes = 4
+	}
+	return s
+}
+
+func (s actShape) elemBytes(k elemKind) float64 {
+	switch k {
+	case elemMask:
+		return 1
+	case elemFP32:
+		return 4
+	}
+	return s.actBytes
+}
+
+func (s actShape) divisor(k splitKind) float64 {
+	switch k {
+	case tpSplit:
+		return s.tp
+	case kvSplit:
+		return s.kvDiv
+	case seqSplit:
+		if s.sp {
+			return s.tp
+		}
+	}
+	return 1
+}
+
+// bytes is one tensor's size on one TP rank for one micro-batch.
+func (s actShape) bytes(t tensorSpec) float64 {
+	b := s.tokens * t.width * s.elemBytes(t.elem) / s.divisor(t.split)
+	if t.quadratic {
+		b *= s.keyLen
+	}
+	return b
+}
+
+// saved sums what one layer keeps under recompute policy r: everything,
+// everything but the attention core (selective), or only the layer's
+// input (full: 2sbh, split over TP under sequence parallelism).
+func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
+	if r == Full {
+		return s.layerInput()
+	}
+	var sum float64
+	for _, t := range ts {
+		if r == Selective && t.core {
+			continue
+		}
+		sum += s.bytes(t)
+	}
+	return sum
+}
+
+// layerInput is the one tensor full recompute keeps per layer: the
+// layer's input, 2sbh (Korthikanti et al. 2022, Table 2), split over TP
+// under sequence parallelism.
+func (s actShape) layerInput() float64 {
+	return s.tokens * s.hidden * s.actBytes / s.divisor(seqSplit)
+}
+
+// ActivationTensor is one tensor a layer saves for the backward pass.
+type ActivationTensor struct {
+	Name  string `json:"name"`
+	Block string `json:"block"`
+	// Bytes on one GPU for one micro-batch.
+	Bytes hardware.Bytes `json:"bytes"`
+	// Formula in Korthikanti et al.'s symbols: s sequence, b micro-batch,
+	// h hidden, a heads, d head dim, kv KV heads, f FFN width, t TP.
+	Formula string `json:"formula"`
+	// Quadratic marks the s x s attention tensors.
+	Quadratic bool `json:"quadratic"`
+	// Recomputed: dropped by the plan's recompute policy.
+	Recomputed bool `json:"recomputed"`
+}
+
+// LayerActivations lists the tensors one dense transformer layer of m
+// saves for one micro-batch under plan p, on one GPU. Tensors that the
+// plan's recompute policy drops are listed with Recomputed set.
+func LayerActivations(m *Model, p Plan) []ActivationTensor {
+	if p.VPP == 0 {
+		p.VPP = 1
+	}
+	s := newActShape(m, p)
+	specs := layerTensors(m, p.Attention, false)
+	out := make([]ActivationTensor, 0, len(specs))
+	for _, t := range specs {
+		out = append(out, ActivationTensor{
+			Name: t.name, Block: t.block, Bytes: hardware.Bytes(s.bytes(t)),
+			Formula: s.formula(t), Quadratic: t.quadratic,
+			Recomputed: p.Recompute == Full || p.Recompute == Selective && t.core,
+		})
+	}
+	return out
+}
+
+// formula renders a tensor's size, e.g. "2·s·b·h/t" or "1·a·s²·b/t".
+func (s actShape) formula(t tensorSpec) string {
+	n := strconv.FormatFloat(s.elemBytes(t.elem), 'g', -1, 64)
+	f := n + "·s·b·" + t.widthSym
+	if t.quadratic {
+		f = n + "·" + t.widthSym + "·s²·b"
+	}
+	switch d := s.divisor(t.split); {
+	case d == 1:
+	case t.split == kvSplit && s.kvDiv < s.tp:
+		f += fmt.Sprintf("/%g", d)
+	default:
+		f += "/t"
+	}
+	return f
+}

@@ -1,0 +1,86 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Assumptions are every number the estimate depends on that is not a
+// property of the model, the hardware or the plan. Each default cites
+// where it comes from; every report prints the assumptions it used.
+// Start from DefaultAssumptions and change fields.
+type Assumptions struct {
+	// HBMFraction is the share of the driver-reported memory a plan may
+	// use. The rest is a safety margin for allocator spikes and for
+	// memory the model does not see.
+	HBMFraction float64 `json:"hbm_fraction"`
+	// CUDAContext is the memory the CUDA runtime, cuBLAS, cuDNN and NCCL
+	// kernels take per process before any tensor is allocated.
+	CUDAContext hardware.Bytes `json:"cuda_context_bytes"`
+	// NCCLPerGroup is NCCL's buffer memory per communicator a rank
+	// belongs to (one per parallel dimension larger than one).
+	NCCLPerGroup hardware.Bytes `json:"nccl_per_group_bytes"`
+	// TrainWorkspace is the cuBLAS and attention-kernel scratch space of
+	// a training process.
+	TrainWorkspace hardware.Bytes `json:"train_workspace_bytes"`
+	// ServeWorkspace is the activation scratch of a serving engine: the
+	// intermediate tensors of the largest prefill batch.
+	ServeWorkspace hardware.Bytes `json:"serve_workspace_bytes"`
+	// Fragmentation is the allocator's overhead as a fraction of the
+	// tensors allocated during training.
+	Fragmentation float64 `json:"fragmentation"`
+	// GradAccumFP32 keeps gradients in an fp32 buffer (Megatron-LM's
+	// default main_grad for bf16) instead of the parameter dtype.
+	GradAccumFP32 bool `json:"grad_accum_fp32"`
+}
+
+// DefaultAssumptions returns the documented defaults:
+//
+//   - HBMFraction 0.90: keep 10% of the driver-reported memory free.
+//   - CUDAContext 1 GB: the CUDA context of a PyTorch process is about
+//     0.5 GB with lazy module loading and up to about 1 GB once cuBLAS,
+//     cuDNN and NCCL kernels are loaded; 1 GB is the figure of the
+//     standard serving sizing example (8B model: 16 GB weights + 1.5 GB
+//     workspace + 1 GB context + KV cache).
+//   - NCCLPerGroup 256 MiB: NCCL's default NCCL_BUFFSIZE is 4 MiB per
+//     channel and peer; a ring uses a send and a receive peer on up to
+//     32 channels (2 x 32 x 4 MiB), before the smaller LL and LL128
+//     buffers.
+//   - TrainWorkspace 256 MiB: cuBLAS workspaces (32 MiB per stream on
+//     Hopper in PyTorch) for several streams plus attention scratch.
+//   - ServeWorkspace 1.5 GB: the serving sizing example's workspace.
+//   - Fragmentation 5%: the PyTorch caching allocator reserves whole
+//     2 MiB blocks and splits them; reserved memory commonly exceeds
+//     allocated by a few percent, more with varying shapes (set
+//     expandable_segments to reduce it). Measure yours and set it.
+func DefaultAssumptions() Assumptions {
+	return Assumptions{
+		HBMFraction:    0.90,
+		CUDAContext:    1 * hardware.GB,
+		NCCLPerGroup:   256 * hardware.MiB,
+		TrainWorkspace: 256 * hardware.MiB,
+		ServeWorkspace: 1.5 * hardware.GB,
+		Fragmentation:  0.05,
+	}
+}
+
+// Validate checks that every assumption is in its physical range.
+func (a Assumptions) Validate() error {
+	if !(a.HBMFraction > 0 && a.HBMFraction <= 1) {
+		return fmt.Errorf("costmodel: HBM fraction %g is not in (0, 1]", a.HBMFraction)
+	}
+	if !(a.Fragmentation >= 0 && a.Fragmentation < 1) {
+		return fmt.Errorf("costmodel: fragmentation %g is not in [0, 1)", a.Fragmentation)
+	}
+	for _, b := range []struct {
+		name string
+		v    hardware.Bytes
+	}{{"CUDA context", a.CUDAContext}, {"NCCL buffers per group", a.NCCLPerGroup},
+		{"training workspace", a.TrainWorkspace}, {"serving workspace", a.ServeWorkspace}} {
+		if !(b.v >= 0 && b.v < 1*hardware.TB) {
+			return fmt.Errorf("costmodel: %s %v is not in [0, 1 TB)", b.name, b.v)
+		}
+	}
+	return nil
+}

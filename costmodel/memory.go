@@ -1,0 +1,216 @@
+package costmodel
+
+import (
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// StageMemory is the memory of one GPU of one pipeline stage, by part.
+// Every field is per GPU.
+type StageMemory struct {
+	Stage int `json:"stage"`
+	// Layers on this stage, and how many are mixture-of-experts layers.
+	Layers    int `json:"layers"`
+	MoELayers int `json:"moe_layers"`
+	// Params held per GPU after tensor and pipeline parallelism, before
+	// ZeRO sharding.
+	Params float64 `json:"params"`
+
+	Weights       hardware.Bytes `json:"weights_bytes"`
+	Gradients     hardware.Bytes `json:"gradients_bytes"`
+	MasterWeights hardware.Bytes `json:"master_weights_bytes"`
+	Moments       hardware.Bytes `json:"optimizer_moments_bytes"`
+	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
+	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
+
+	// InFlight micro-batches, in units of the stage's layers.
+	InFlight float64 `json:"in_flight_microbatches"`
+	// LayerActivations is what the stage's transformer layers save for
+	// InFlight micro-batches.
+	LayerActivations    hardware.Bytes `json:"layer_activations_bytes"`
+	EmbeddingActs       hardware.Bytes `json:"embedding_activations_bytes"`
+	OutputActs          hardware.Bytes `json:"output_activations_bytes"`
+	RecomputeWorkingSet hardware.Bytes `json:"recompute_working_set_bytes"`
+
+	CUDAContext   hardware.Bytes `json:"cuda_context_bytes"`
+	NCCLBuffers   hardware.Bytes `json:"nccl_buffers_bytes"`
+	Workspace     hardware.Bytes `json:"workspace_bytes"`
+	Fragmentation hardware.Bytes `json:"fragmentation_bytes"`
+
+	Total hardware.Bytes `json:"total_bytes"`
+}
+
+// ModelStates is weights, gradients and optimizer states.
+func (s StageMemory) ModelStates() hardware.Bytes {
+	return s.Weights + s.Gradients + s.MasterWeights + s.Moments
+}
+
+// Activations is every saved activation of the stage.
+func (s StageMemory) Activations() hardware.Bytes {
+	return s.LayerActivations + s.EmbeddingActs + s.OutputActs + s.RecomputeWorkingSet
+}
+
+// Overheads is the runtime's memory outside the model's tensors.
+func (s StageMemory) Overheads() hardware.Bytes {
+	return s.CUDAContext + s.NCCLBuffers + s.Workspace + s.Fragmentation
+}
+
+// Evaluator computes training memory for many plans of one model on one
+// cluster. It precomputes what does not depend on the plan, and
+// evaluating a plan does not allocate, so the search can call it in its
+// hot loop. An Evaluator is safe for concurrent use.
+type Evaluator struct {
+	m     *Model
+	c     hardware.Cluster
+	a     Assumptions
+	specs [2][2][]tensorSpec // [attention][moe]
+}
+
+// NewEvaluator validates its inputs and prepares the evaluation.
+func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Evaluator{m: m.clone(), c: c, a: a}
+	for _, attn := range []Attention{Flash, Eager} {
+		e.specs[attn][0] = layerTensors(e.m, attn, false)
+		if m.MoE != nil {
+			e.specs[attn][1] = layerTensors(e.m, attn, true)
+		}
+	}
+	return e, nil
+}
+
+// Model returns the evaluator's model (a copy).
+func (e *Evaluator) Model() *Model { return e.m.clone() }
+
+// Cluster returns the evaluator's cluster.
+func (e *Evaluator) Cluster() hardware.Cluster { return e.c }
+
+// Assumptions returns the evaluator's assumptions.
+func (e *Evaluator) Assumptions() Assumptions { return e.a }
+
+// Budget is the memory a plan may use per GPU: HBMFraction of the
+// driver-reported capacity.
+func (e *Evaluator) Budget() hardware.Bytes {
+	return hardware.Bytes(e.a.HBMFraction) * e.c.GPU.HBM
+}
+
+// Stage computes the memory of pipeline stage r under plan p, which must
+// be normalized (Plan.Normalize) for e's model.
+func (e *Evaluator) Stage(p Plan, r int) StageMemory {
+	m := e.m
+	s := StageMemory{Stage: r}
+	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
+	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
+	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
+	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
+	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
+	if p.ZeRO == 3 && p.ShardDegree() > 1 {
+		s.GatherBuffers = e.gatherBuffers(p, s.MoELayers > 0)
+	}
+	e.activations(p, r, &s)
+	e.overheads(p, &s)
+	return s
+}
+
+// Peak computes every stage of p and returns the one with the most memory
+// (the first such stage on ties).
+func (e *Evaluator) Peak(p Plan) StageMemory {
+	best := e.Stage(p, 0)
+	for r := 1; r < p.PP; r++ {
+		if s := e.Stage(p, r); s.Total > best.Total {
+			best = s
+		}
+	}
+	return best
+}
+
+// stageParams is the parameters one GPU of stage r holds: its layers,
+// plus the embedding on the first stage and the final norm and output
+// layer on the last (a tied output layer is a second copy there when the
+// last stage is not the first).
+func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
+	m := e.m
+	params := m.layersParams(p.TP, layers-moe, moe)
+	if r == 0 {
+		params += m.embeddingParams(p.TP)
+	}
+	if r == p.PP-1 {
+		params += m.finalNormParams() + m.outputParams(p.TP, p.PP > 1)
+	}
+	return params
+}
+
+// gatherBuffers is ZeRO-3's working set: FSDP keeps the unsharded
+// weights of the layer it computes and of the one it prefetches, and one
+// layer's unsharded gradients until they are reduce-scattered (Zhao et
+// al. 2023, "PyTorch FSDP", section 3.3: forward and backward prefetch).
+func (e *Evaluator) gatherBuffers(p Plan, moe bool) hardware.Bytes {
+	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	layer := e.m.layerParams(p.TP, moe)
+	return hardware.Bytes(layer * (2*sb.Weight + sb.Grad))
+}
+
+// activations fills the stage's saved activations.
+func (e *Evaluator) activations(p Plan, r int, s *StageMemory) {
+	m := e.m
+	sh := newActShape(m, p)
+	mb := p.MicroBatches()
+	dense := sh.saved(e.specs[p.Attention][0], p.Recompute)
+	perStage := float64(s.Layers-s.MoELayers) * dense
+	if s.MoELayers > 0 {
+		perStage += float64(s.MoELayers) * sh.saved(e.specs[p.Attention][1], p.Recompute)
+	}
+	s.InFlight = p.inFlight(r, mb)
+	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
+	if p.Recompute == Full && s.Layers > 0 {
+		moe := s.MoELayers > 0
+		s.RecomputeWorkingSet = hardware.Bytes(sh.saved(e.specs[p.Attention][boolIndex(moe)], NoRecompute))
+	}
+	if r == 0 && m.Dropout {
+		// Embedding dropout mask, 1 byte per element (Korthikanti et al.
+		// 2022, section 4.3: sbhp/t on the first stage).
+		s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * sh.tokens * sh.hidden / sh.divisor(seqSplit))
+	}
+	if r == p.PP-1 {
+		s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * e.outputActs(sh))
+	}
+}
+
+// outputActs is the last stage's final norm input and output-layer input
+// (2sbh each, split under SP) and the fp32 logits of the cross-entropy,
+// 4sbv/t (Korthikanti et al. 2022, section 4.3: 4sbh/t * (1 + v/h)).
+func (e *Evaluator) outputActs(sh actShape) float64 {
+	norm := 2 * sh.tokens * sh.hidden * sh.actBytes / sh.divisor(seqSplit)
+	logits := sh.tokens * float64(e.m.Vocab) * 4 / sh.tp
+	return norm + logits
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// overheads adds the runtime lines and the total.
+func (e *Evaluator) overheads(p Plan, s *StageMemory) {
+	groups := 0
+	for _, d := range []int{p.TP, p.CP, p.DP, p.PP} {
+		if d > 1 {
+			groups++
+		}
+	}
+	s.CUDAContext = e.a.CUDAContext
+	s.NCCLBuffers = hardware.Bytes(groups) * e.a.NCCLPerGroup
+	s.Workspace = e.a.TrainWorkspace
+	tensors := s.ModelStates() + s.GatherBuffers + s.Activations()
+	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors
+	s.Total = tensors + s.CUDAContext + s.NCCLBuffers + s.Workspace + s.Fragmentation
+}

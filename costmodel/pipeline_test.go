@@ -1,0 +1,88 @@
+package costmodel
+
+import (
+	"math"
+	"testing"
+)
+
+// TestInFlight checks the micro-batches each schedule keeps in flight.
+func TestInFlight(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Plan
+		r, m int
+		want float64
+	}{
+		{"1F1B first stage holds pp", Plan{PP: 8, VPP: 1}, 0, 64, 8},
+		{"1F1B last stage holds one", Plan{PP: 8, VPP: 1}, 7, 64, 1},
+		{"1F1B capped by micro-batches", Plan{PP: 8, VPP: 1}, 0, 3, 3},
+		// Korthikanti et al. 2022, sec. 4.2.3: pp*(1 + (pp-1)/(pp*v)).
+		{"interleaved first stage", Plan{PP: 8, VPP: 3}, 0, 64, 8 * (1 + 7.0/24)},
+		{"interleaved last stage", Plan{PP: 8, VPP: 3}, 7, 64, (2*8 + 1) / 3.0},
+		{"GPipe holds all", Plan{PP: 4, VPP: 1, Schedule: GPipe}, 2, 32, 32},
+		{"no pipeline", Plan{PP: 1, VPP: 1}, 0, 32, 1},
+	}
+	for _, tt := range tests {
+		if got := tt.p.inFlight(tt.r, tt.m); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: %g, want %g", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLlama405BSplit: 126 layers on 16 stages is Meta's split, one layer
+// fewer on the first and last stages (Dubey et al. 2024, sec. 3.3.2).
+func TestLlama405BSplit(t *testing.T) {
+	p, err := (Plan{PP: 16, VPP: 1}).balanceLayers(126)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FirstStageLayers != 7 || p.LastStageLayers != 7 {
+		t.Errorf("split %d, %d; want 7, 7", p.FirstStageLayers, p.LastStageLayers)
+	}
+	total := 0
+	for r := range 16 {
+		n, _ := p.stageLayers(126, 126, r)
+		total += n
+		if want := 8 - boolIndex(r == 0 || r == 15); n != want {
+			t.Errorf("stage %d: %d layers, want %d", r, n, want)
+		}
+	}
+	if total != 126 {
+		t.Errorf("stages hold %d layers, want 126", total)
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	bad := []Plan{
+		{PP: 4, VPP: 3, FirstStageLayers: 0},                       // 32 layers do not divide into 12 chunks
+		{PP: 4, VPP: 1, FirstStageLayers: 20, LastStageLayers: 20}, // more than 32
+		{PP: 64, VPP: 1}, // more stages than layers
+		{PP: 1, VPP: 1, FirstStageLayers: 3},
+	}
+	for _, p := range bad {
+		if _, err := p.balanceLayers(32); err == nil {
+			t.Errorf("%+v: no error for 32 layers", p)
+		}
+	}
+}
+
+// TestStageLayersCoverModel: every layer is on exactly one stage, for
+// even, uneven and interleaved splits, and MoE layers are counted where
+// they are (DeepSeek-V3: 3 dense layers first).
+func TestStageLayersCoverModel(t *testing.T) {
+	for _, p := range []Plan{{PP: 1, VPP: 1}, {PP: 4, VPP: 1}, {PP: 5, VPP: 1}, {PP: 2, VPP: 2}, {PP: 3, VPP: 1}} {
+		q, err := p.balanceLayers(60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, moe := 0, 0
+		for r := range q.PP {
+			n, e := q.stageLayers(60, 3, r)
+			total += n
+			moe += e
+		}
+		if total != 60 || moe != 57 {
+			t.Errorf("%s: %d layers, %d MoE; want 60, 57", q, total, moe)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package costmodel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Plan is one way to run a training job: the parallel layout and the
+// execution choices that change memory and time. It is a small comparable
+// value, so plans can be map keys and compared with ==.
+//
+// Ranks are laid out as in Megatron-LM: GPUs = TP x CP x DP x PP.
+type Plan struct {
+	// TP, PP, CP and DP are the tensor, pipeline, context and data
+	// parallel degrees.
+	TP, PP, CP, DP int
+	// VPP is the number of virtual pipeline stages (model chunks) per
+	// pipeline rank; above 1 the schedule is interleaved 1F1B.
+	VPP int
+	// FirstStageLayers and LastStageLayers, when non-zero, give the first
+	// and last pipeline stages fewer (or more) layers than the others,
+	// like Megatron's --decoder-first/last-pipeline-num-layers.
+	FirstStageLayers, LastStageLayers int
+	// ZeRO is the sharding stage over data parallelism: 0 (DDP), 1
+	// (optimizer states), 2 (+ gradients), 3 (+ weights; FSDP).
+	ZeRO int
+	// SP is Megatron sequence parallelism (Korthikanti et al. 2022): the
+	// norm and dropout regions are split along the sequence over TP ranks.
+	SP        bool
+	Recompute Recompute
+	// MicroBatch is sequences per micro-batch, GlobalBatch sequences per
+	// optimizer step, Seq tokens per sequence.
+	MicroBatch, GlobalBatch, Seq int
+	Attention                    Attention
+	Precision                    Precision
+	Optimizer                    Optimizer
+	Schedule                     Schedule
+}
+
+// GPUs is the number of GPUs the plan occupies.
+func (p Plan) GPUs() int { return p.TP * p.PP * p.CP * p.DP }
+
+// MicroBatches is the number of micro-batches per step and pipeline
+// (gradient accumulation steps): GlobalBatch / (MicroBatch x DP).
+func (p Plan) MicroBatches() int {
+	if p.MicroBatch*p.DP == 0 {
+		return 0
+	}
+	return p.GlobalBatch / (p.MicroBatch * p.DP)
+}
+
+// Interleaved reports whether the pipeline runs the interleaved schedule.
+func (p Plan) Interleaved() bool { return p.VPP > 1 && p.Schedule == OneFOneB }
+
+// ShardDegree is the number of ranks ZeRO shards model states over:
+// data x context parallel, because context-parallel ranks hold the same
+// weights and reduce gradients together (Megatron-Core's data-parallel
+// group "with context parallel"; torchtitan shards FSDP over dp x cp).
+func (p Plan) ShardDegree() int { return p.DP * p.CP }
+
+// String writes the layout, e.g. "tp8-pp16-cp1-dp128-zero1-sp-selective-mb1".
+// Virtual stages appear as "pp16v2", uneven first/last stages as
+// "pp16[7,7]" and the GPipe schedule as a "-gpipe" suffix. ParsePlan reads
+// it back. Job settings (sequence, batch, precision, optimizer, attention)
+// are not part of the layout string.
+func (p Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tp%d-pp%d", p.TP, p.PP)
+	if p.VPP > 1 {
+		fmt.Fprintf(&b, "v%d", p.VPP)
+	}
+	if p.FirstStageLayers != 0 || p.LastStageLayers != 0 {
+		fmt.Fprintf(&b, "[%d,%d]", p.FirstStageLayers, p.LastStageLayers)
+	}
+	fmt.Fprintf(&b, "-cp%d-dp%d-zero%d", p.CP, p.DP, p.ZeRO)
+	if p.SP {
+		b.WriteString("-sp")
+	}
+	fmt.Fprintf(&b, "-%s-mb%d", p.Recompute, p.MicroBatch)
+	if p.Schedule == GPipe {
+		b.WriteString("-gpipe")
+	}
+	return b.String()
+}
+
+// ParsePlan reads the layout fields of a plan string written by
+// Plan.String into base, which supplies the job settings.
+func ParsePlan(s string, base Plan) (Plan, error) {
+	p := base
+	p.SP, p.Schedule, p.VPP = false, OneFOneB, 1
+	p.FirstStageLayers, p.LastStageLayers = 0, 0
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, "-") {
+		key, err := p.parseField(f)
+		if err != nil {
+			return Plan{}, fmt.Errorf("costmodel: plan %q: %w", s, err)
+		}
+		if seen[key] {
+			return Plan{}, fmt.Errorf("costmodel: plan %q: %s given twice", s, key)
+		}
+		seen[key] = true
+	}
+	for _, k := range []string{"tp", "pp", "cp", "dp", "zero", "recompute", "mb"} {
+		if !seen[k] {
+			return Plan{}, fmt.Errorf("costmodel: plan %q has no %s (want e.g. tp8-pp2-cp1-dp4-zero1-sp-selective-mb1)", s, k)
+		}
+	}
+	return p, nil
+}
+
+// parseField sets one field from f and returns the field's key.
+func (p *Plan) parseField(f string) (string, error) {
+	switch {
+	case f == "sp":
+		p.SP = true
+		return "sp", nil
+	case f == "gpipe":
+		p.Schedule = GPipe
+		return "schedule", nil
+	case f == "none" || f == "selective" || f == "full":
+		p.Recompute, _ = ParseRecompute(f)
+		return "recompute", nil
+	case strings.HasPrefix(f, "pp"):
+		return "pp", p.parsePP(f[2:])
+	}
+	for _, k := range []struct {
+		prefix string
+		dst    *int
+	}{{"tp", &p.TP}, {"cp", &p.CP}, {"dp", &p.DP}, {"zero", &p.ZeRO}, {"mb", &p.MicroBatch}} {
+		if rest, ok := strings.CutPrefix(f, k.prefix); ok {
+			n, err := parseCount(rest)
+			*k.dst = n
+			return k.prefix, err
+		}
+	}
+	return "", fmt.Errorf("unknown field %q", f)
+}
+
+// parsePP reads "16", "16v2" or "16[7,7]".
+func (p *Plan) parsePP(s string) error {
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if !strings.HasSuffix(s, "]") {
+			return fmt.Errorf("pp%s: missing ]", s)
+		}
+		first, last, ok := strings.Cut(s[i+1:len(s)-1], ",")
+		var err1, err2 error
+		p.FirstStageLayers, err1 = parseCount(first)
+		p.LastStageLayers, err2 = parseCount(last)
+		if !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("pp%s: want pp<N>[<first>,<last>]", s)
+		}
+		s = s[:i]
+	}
+	if n, v, ok := strings.Cut(s, "v"); ok {
+		var err error
+		if p.VPP, err = parseCount(v); err != nil {
+			return err
+		}
+		s = n
+	}
+	var err error
+	p.PP, err = parseCount(s)
+	return err
+}
+
+func parseCount(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("%q is not a count", s)
+	}
+	return n, nil
+}

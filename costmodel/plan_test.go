@@ -1,0 +1,81 @@
+package costmodel
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlanStringRoundTrip(t *testing.T) {
+	plans := []Plan{
+		{TP: 8, PP: 16, CP: 1, DP: 128, VPP: 1, ZeRO: 1, SP: true, Recompute: Selective, MicroBatch: 1},
+		{TP: 1, PP: 4, CP: 2, DP: 8, VPP: 3, ZeRO: 3, Recompute: Full, MicroBatch: 2, Schedule: GPipe},
+		{TP: 8, PP: 16, CP: 16, DP: 8, VPP: 1, FirstStageLayers: 7, LastStageLayers: 7, MicroBatch: 1},
+	}
+	for _, p := range plans {
+		got, err := ParsePlan(p.String(), Plan{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got != p {
+			t.Errorf("round trip of %s gave %+v", p, got)
+		}
+	}
+	if s := plans[0].String(); s != "tp8-pp16-cp1-dp128-zero1-sp-selective-mb1" {
+		t.Errorf("plan string %q", s)
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	for _, s := range []string{"", "tp8", "tp8-pp2-cp1-dp1-zero1-none", "tp8-tp8-pp2-cp1-dp1-zero1-none-mb1",
+		"tpx-pp2-cp1-dp1-zero1-none-mb1", "tp8-pp2[3-cp1-dp1-zero1-none-mb1", "tp8-pp2-cp1-dp1-zero1-none-mb1-wat"} {
+		if _, err := ParsePlan(s, Plan{}); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	f.Add("tp8-pp16v2[7,7]-cp2-dp4-zero3-sp-full-mb2-gpipe")
+	f.Add("tp1-pp1-cp1-dp1-zero0-none-mb1")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePlan(s, Plan{})
+		if err != nil {
+			return
+		}
+		q, err := ParsePlan(p.String(), Plan{})
+		if err != nil || q != p {
+			t.Fatalf("%q parsed to %s, which reparses to %+v, %v", s, p, q, err)
+		}
+	})
+}
+
+func TestNormalizeErrors(t *testing.T) {
+	m, _ := LookupModel("llama3-70b") // 64 heads, 8 KV heads, 80 layers
+	base := Plan{TP: 8, PP: 1, CP: 1, DP: 1, MicroBatch: 1, GlobalBatch: 1, Seq: 4096}
+	tests := []struct {
+		name string
+		edit func(*Plan)
+		gpus int
+		want string
+	}{
+		{"tp not dividing heads", func(p *Plan) { p.TP = 3 }, 0, "tp=3 does not divide 64 attention heads (valid tp: 1, 2, 4, 8, 16, 32, 64)"},
+		{"gpu count", func(p *Plan) {}, 16, "tp*pp*cp*dp = 8*1*1*1 = 8, but the cluster has 16 GPUs"},
+		{"zero stage", func(p *Plan) { p.ZeRO = 4 }, 0, "zero=4 is not a ZeRO stage"},
+		{"negative seq", func(p *Plan) { p.Seq = -1 }, 0, "seq=-1 is not in"},
+		{"absurd mbs", func(p *Plan) { p.MicroBatch = 1 << 40 }, 0, "mbs=1099511627776 is not in"},
+		{"batch", func(p *Plan) { p.DP = 2; p.GlobalBatch = 3 }, 0, "gbs=3 is not a multiple of mbs*dp"},
+		{"cp eager", func(p *Plan) { p.CP = 2; p.Attention = Eager }, 0, "needs FlashAttention"},
+		{"cp seq", func(p *Plan) { p.CP = 3; p.Seq = 4096 }, 0, "not divisible by 2*cp = 6"},
+		{"vpp without pp", func(p *Plan) { p.VPP = 2 }, 0, "vpp=2 needs pp > 1"},
+		{"pp beyond layers", func(p *Plan) { p.PP = 81 }, 0, "pp=81 exceeds the 80 layers"},
+		{"sp split", func(p *Plan) { p.SP = true; p.Seq = 4100 }, 0, "sequence parallelism splits"},
+	}
+	for _, tt := range tests {
+		p := base
+		tt.edit(&p)
+		_, err := p.Normalize(m, tt.gpus)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

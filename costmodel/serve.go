@@ -1,0 +1,198 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// ServePlan is a serving layout and load: TP x PP GPUs per model replica,
+// Replicas copies, and Users concurrent sequences of Context tokens each
+// (prompt plus generated tokens), spread evenly over the replicas.
+type ServePlan struct {
+	TP       int   `json:"tp"`
+	PP       int   `json:"pp"`
+	Replicas int   `json:"replicas"`
+	Context  int   `json:"context"`
+	Users    int   `json:"users"`
+	Weights  DType `json:"weights_dtype"`
+	KV       DType `json:"kv_dtype"`
+}
+
+// GPUs is the GPU count of the layout.
+func (s ServePlan) GPUs() int { return s.TP * s.PP * s.Replicas }
+
+// UsersPerReplica is the sequences one replica holds (rounded up).
+func (s ServePlan) UsersPerReplica() int { return (s.Users + s.Replicas - 1) / s.Replicas }
+
+// ServeReport is the serving memory of one layout.
+type ServeReport struct {
+	Model       string           `json:"model"`
+	Params      Params           `json:"params"`
+	Cluster     hardware.Cluster `json:"cluster"`
+	Plan        ServePlan        `json:"plan"`
+	Assumptions Assumptions      `json:"assumptions"`
+	// KVPerToken is the KV cache of one token over all layers, unsharded.
+	KVPerToken hardware.Bytes `json:"kv_per_token_bytes"`
+	// KVPerSequence is one sequence of Context tokens over all layers
+	// (sliding-window layers keep at most their window).
+	KVPerSequence hardware.Bytes `json:"kv_per_sequence_bytes"`
+	// Memory is the inventory of the most loaded GPU with the plan's users.
+	Memory Inventory `json:"memory"`
+	// KVCapacityTokens is how many tokens of KV cache fit in the budget
+	// left after weights and overheads, over all GPUs; MaxUsers how many
+	// sequences of Context tokens that is.
+	KVCapacityTokens float64 `json:"kv_capacity_tokens"`
+	MaxUsers         int     `json:"max_users"`
+	// WeightsFraction is the share of the GPU's memory the weights take.
+	WeightsFraction float64  `json:"weights_fraction"`
+	Notes           []string `json:"notes,omitempty"`
+}
+
+// kvPerTokenLayer is one layer's KV cache per token on one TP rank:
+// 2 x kv_heads x head_dim values (keys and values, Pope et al. 2022,
+// "Efficiently Scaling Transformer Inference", sec. 2), or for MLA the
+// compressed latent plus the decoupled RoPE key, kv_lora_rank +
+// qk_rope_head_dim = 576 values for DeepSeek-V3 (DeepSeek-V2 paper,
+// arXiv:2405.04434, Table 1), which every TP rank keeps whole.
+func (m *Model) kvPerTokenLayer(t int, d DType) float64 {
+	if m.MLA != nil {
+		return float64(m.MLA.KVLoRARank+m.MLA.QKRopeDim) * d.Bytes()
+	}
+	return 2 * m.kvPerRank(t) * float64(m.HeadDim) * d.Bytes()
+}
+
+// KVPerToken is the KV cache bytes of one token over all layers:
+// 2 x layers x kv_heads x head_dim x bytes per value.
+func (m *Model) KVPerToken(d DType) hardware.Bytes {
+	return hardware.Bytes(float64(m.Layers) * m.kvPerTokenLayer(1, d))
+}
+
+// kvPerSequence is the KV cache of one sequence of n tokens over
+// `layers` layers on one TP rank, of which `sliding` use a window.
+func (m *Model) kvPerSequence(n, layers, sliding, t int, d DType) float64 {
+	windowed := n
+	if m.SlidingWindow > 0 {
+		windowed = min(n, m.SlidingWindow)
+	}
+	return m.kvPerTokenLayer(t, d) * (float64(layers-sliding)*float64(n) + float64(sliding)*float64(windowed))
+}
+
+// EstimateServe computes the per-GPU serving memory and the KV capacity
+// of plan s for model m on cluster c.
+func EstimateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) (*ServeReport, error) {
+	if err := validateServe(m, c, s, a); err != nil {
+		return nil, err
+	}
+	layout, err := (Plan{TP: s.TP, PP: s.PP, VPP: 1}).balanceLayers(m.Layers)
+	if err != nil {
+		return nil, err
+	}
+	r := &ServeReport{Model: m.Name, Params: m.Params(), Cluster: c, Plan: s, Assumptions: a,
+		KVPerToken: m.KVPerToken(s.KV)}
+	r.KVPerSequence = hardware.Bytes(m.kvPerSequence(s.Context, m.Layers, m.SlidingLayers, 1, s.KV))
+	budget := hardware.Bytes(a.HBMFraction) * c.GPU.HBM
+	capacity := math.Inf(1)
+	for st := range s.PP {
+		lines, perSeq := serveStageLines(m, s, a, layout, st)
+		inv := newInventory(lines, c.GPU.HBM, a.HBMFraction)
+		if st == 0 || inv.Total > r.Memory.Total {
+			r.Memory = inv
+		}
+		free := budget - (inv.Total - inv.Group(GroupKV))
+		capacity = min(capacity, float64(free)/perSeq)
+	}
+	r.MaxUsers = int(max(math.Floor(capacity), 0)) * s.Replicas
+	r.KVCapacityTokens = max(capacity, 0) * float64(s.Context) * float64(s.Replicas)
+	r.WeightsFraction = float64(r.Memory.Group(GroupStates)) / float64(c.GPU.HBM)
+	r.Notes = serveNotes(m, s, r)
+	return r, nil
+}
+
+func validateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name   string
+		v, max int
+	}{{"tp", s.TP, hardware.MaxGPUs}, {"pp", s.PP, hardware.MaxGPUs}, {"replicas", s.Replicas, hardware.MaxGPUs},
+		{"context", s.Context, maxSeq}, {"users", s.Users, 1 << 30}} {
+		if d.v < 1 || d.v > d.max {
+			return fmt.Errorf("costmodel: %s=%d is not in [1, %d]", d.name, d.v, d.max)
+		}
+	}
+	if s.GPUs() != c.GPUs() {
+		return fmt.Errorf("costmodel: tp*pp*replicas = %d*%d*%d = %d, but the cluster has %d GPUs", s.TP, s.PP, s.Replicas, s.GPUs(), c.GPUs())
+	}
+	if s.Weights > DTypeFP32 || s.Weights < 0 || s.KV > DTypeFP32 || s.KV < 0 || s.KV == DTypeInt4 {
+		return fmt.Errorf("costmodel: weights dtype %v / KV dtype %v is not supported (KV: bf16, fp8, fp32)", s.Weights, s.KV)
+	}
+	return (Plan{TP: s.TP}).checkHeads(m)
+}
+
+// serveStageLines itemizes one pipeline stage of a serving replica and
+// returns the KV bytes of one sequence on it.
+func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) ([]Line, float64) {
+	layers, moe := layout.stageLayers(m.Layers, m.Layers-m.MoELayers(), st)
+	params := m.layersParams(s.TP, layers-moe, moe)
+	if st == 0 {
+		params += m.embeddingParams(s.TP)
+	}
+	if st == s.PP-1 {
+		params += m.finalNormParams() + m.outputParams(s.TP, s.PP > 1)
+	}
+	sliding := int(math.Round(float64(m.SlidingLayers) * float64(layers) / float64(m.Layers)))
+	perSeq := m.kvPerSequence(s.Context, layers, sliding, s.TP, s.KV)
+	users := s.UsersPerReplica()
+	lines := []Line{
+		{Name: "weights (" + s.Weights.String() + ")", Group: GroupStates, Bytes: hardware.Bytes(params * s.Weights.Bytes()),
+			Formula: fmt.Sprintf("%s x %s params/GPU (stage %d of pp=%d, tp=%d)", perParam(s.Weights.Bytes()), FormatCount(params), st, s.PP, s.TP),
+			Source:  "parameters from the model's dimensions"},
+	}
+	if s.Weights == DTypeInt4 {
+		lines = append(lines, Line{Name: "int4 group scales", Group: GroupStates, Bytes: hardware.Bytes(params * 2 / 128),
+			Formula: "one fp16 scale per 128 weights (GPTQ/AWQ group size 128)", Source: "Frantar et al. 2023, GPTQ (arXiv:2210.17323)"})
+	}
+	lines = append(lines,
+		Line{Name: "KV cache (" + s.KV.String() + ")", Group: GroupKV, Bytes: hardware.Bytes(perSeq * float64(users)),
+			Formula: fmt.Sprintf("%d sequences x %d tokens x %v per token on this GPU (%d layers)",
+				users, s.Context, hardware.Bytes(m.kvPerTokenLayer(s.TP, s.KV)*float64(layers)), layers),
+			Source: "2 x layers x kv_heads x head_dim x bytes (Pope et al. 2022)"},
+		Line{Name: "activation workspace", Group: GroupOverheads, Bytes: a.ServeWorkspace, Formula: "fixed per process", Source: srcAssumed},
+		Line{Name: "CUDA context", Group: GroupOverheads, Bytes: a.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
+	)
+	if groups := boolIndex(s.TP > 1) + boolIndex(s.PP > 1); groups > 0 {
+		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: hardware.Bytes(groups) * a.NCCLPerGroup,
+			Formula: fmt.Sprintf("%d communicators x %v", groups, a.NCCLPerGroup), Source: srcAssumed})
+	}
+	return lines, perSeq
+}
+
+func serveNotes(m *Model, s ServePlan, r *ServeReport) []string {
+	var out []string
+	if s.Context > m.MaxSeq {
+		out = append(out, fmt.Sprintf("context %d exceeds the model's max_position_embeddings %d", s.Context, m.MaxSeq))
+	}
+	switch fixed := r.Memory.Total - r.Memory.Group(GroupKV); {
+	case fixed > r.Memory.Budget:
+		out = append(out, fmt.Sprintf("weights and overheads alone (%v per GPU) exceed the %v budget", fixed, r.Memory.Budget))
+	case r.MaxUsers < s.Users:
+		out = append(out, fmt.Sprintf("weights fit, users do not: %d users of %d tokens need more KV cache than the %d sequences that fit",
+			s.Users, s.Context, r.MaxUsers))
+	}
+	if m.MoE != nil {
+		out = append(out, "all experts are held on every replica (no expert parallelism)")
+	}
+	if m.MLA != nil && s.TP > 1 {
+		out = append(out, "MLA's latent KV cache is replicated on every tensor-parallel rank")
+	}
+	return out
+}

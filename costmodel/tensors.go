@@ -1,0 +1,177 @@
+package costmodel
+
+// The activations a transformer layer saves for its backward pass, tensor
+// by tensor, following Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", arXiv:2205.05198, section
+// 4.1). For their GPT layer (LayerNorm, GeLU MLP of 4h, dropout, eager
+// attention) the list sums to s*b*h*(34 + 5*a*s/h) bytes; for other
+// architectures the same list, built from the model's dimensions, gives
+// that architecture's constant.
+
+// splitKind says how a saved tensor divides over tensor-parallel ranks.
+type splitKind uint8
+
+const (
+	// replicated: every TP rank holds the whole tensor (MoE router
+	// inputs after the token all-gather, MLA's low-rank latents).
+	replicated splitKind = iota
+	// seqSplit: the norm and dropout regions, split along the sequence
+	// only under sequence parallelism.
+	seqSplit
+	// tpSplit: inside the tensor-parallel region, split by heads or by
+	// FFN columns.
+	tpSplit
+	// kvSplit: key and value heads, split t ways until each rank holds
+	// one head, then replicated.
+	kvSplit
+)
+
+// elemKind is the storage of one element of a saved tensor.
+type elemKind uint8
+
+const (
+	elemAct  elemKind = iota // activation dtype: 2 bytes (bf16/fp16), 4 in fp32 training
+	elemMask                 // dropout mask: 1 byte
+	elemFP32                 // fp32 statistics: log-sum-exp, router logits, logits
+)
+
+// tensorSpec is one tensor saved per layer and micro-batch.
+type tensorSpec struct {
+	name      string
+	block     string  // "attention" or "mlp"
+	width     float64 // elements per token, before TP splitting
+	widthSym  string  // width in the paper's symbols, for formulas
+	quadratic bool    // width is per key: multiply by the sequence length
+	elem      elemKind
+	split     splitKind
+	core      bool // attention core: what selective recompute drops
+}
+
+// layerTensors lists the saved tensors of one layer of m.
+func layerTensors(m *Model, attn Attention, moe bool) []tensorSpec {
+	h := float64(m.Hidden)
+	ts := []tensorSpec{
+		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
+		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit},
+	}
+	ts = append(ts, qkvTensors(m)...)
+	ts = append(ts, coreTensors(m, attn)...)
+	ts = append(ts, tensorSpec{name: "output projection input (attention output)", block: "attention",
+		width: float64(m.Heads * m.vHeadDim()), widthSym: "a·dv", split: tpSplit})
+	if m.Dropout {
+		ts = append(ts, tensorSpec{name: "attention dropout mask", block: "attention", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
+	}
+	ts = append(ts,
+		tensorSpec{name: "MLP norm input", block: "mlp", width: h, widthSym: "h", split: seqSplit},
+		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit})
+	if moe {
+		ts = append(ts, moeTensors(m)...)
+	} else {
+		ts = append(ts, mlpTensors(m, float64(m.FFN), "f", "MLP")...)
+	}
+	if m.Dropout {
+		ts = append(ts, tensorSpec{name: "MLP dropout mask", block: "mlp", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
+	}
+	return ts
+}
+
+// vHeadDim is the width of one head's values (and attention output).
+func (m *Model) vHeadDim() int {
+	if m.MLA != nil {
+		return m.MLA.VDim
+	}
+	return m.HeadDim
+}
+
+// qkvTensors are the queries, keys and values the attention core reads,
+// plus what MLA's latents and QK-norm add.
+func qkvTensors(m *Model) []tensorSpec {
+	if a := m.MLA; a != nil {
+		heads := float64(m.Heads)
+		qk := float64(a.QKNopeDim + a.QKRopeDim)
+		var ts []tensorSpec
+		if a.QLoRARank > 0 {
+			qr := float64(a.QLoRARank)
+			ts = append(ts,
+				tensorSpec{name: "query latent (q norm input)", block: "attention", width: qr, widthSym: "r_q", split: replicated},
+				tensorSpec{name: "query up-projection input", block: "attention", width: qr, widthSym: "r_q", split: replicated})
+		}
+		kr := float64(a.KVLoRARank)
+		return append(ts,
+			tensorSpec{name: "KV latent (kv norm input)", block: "attention", width: kr, widthSym: "r_kv", split: replicated},
+			tensorSpec{name: "KV up-projection input", block: "attention", width: kr, widthSym: "r_kv", split: replicated},
+			tensorSpec{name: "queries Q", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit},
+			tensorSpec{name: "keys K", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit},
+			tensorSpec{name: "values V", block: "attention", width: heads * float64(a.VDim), widthSym: "a·dv", split: tpSplit})
+	}
+	q, kv := float64(m.Heads*m.HeadDim), float64(m.KVHeads*m.HeadDim)
+	ts := []tensorSpec{
+		{name: "queries Q", block: "attention", width: q, widthSym: "a·d", split: tpSplit},
+		{name: "keys K", block: "attention", width: kv, widthSym: "kv·d", split: kvSplit},
+		{name: "values V", block: "attention", width: kv, widthSym: "kv·d", split: kvSplit},
+	}
+	if m.QKNorm {
+		ts = append(ts,
+			tensorSpec{name: "query norm input", block: "attention", width: q, widthSym: "a·d", split: tpSplit},
+			tensorSpec{name: "key norm input", block: "attention", width: kv, widthSym: "kv·d", split: kvSplit})
+	}
+	return ts
+}
+
+// coreTensors are what the attention core itself saves. Eager attention
+// keeps the softmax output (2as²b), and with dropout its 1-byte mask
+// (as²b) and the dropped-out probabilities (2as²b): 5as²b in all.
+// FlashAttention recomputes scores in the backward pass and keeps only the
+// fp32 log-sum-exp of each query row (Dao et al. 2022, algorithm 2); its
+// dropout mask is regenerated from the RNG state.
+func coreTensors(m *Model, attn Attention) []tensorSpec {
+	a := float64(m.Heads)
+	if attn == Flash {
+		return []tensorSpec{{name: "softmax log-sum-exp (FlashAttention)", block: "attention", width: a, widthSym: "a",
+			elem: elemFP32, split: tpSplit, core: true}}
+	}
+	ts := []tensorSpec{{name: "softmax output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, core: true}}
+	if m.Dropout {
+		ts = append(ts,
+			tensorSpec{name: "softmax dropout mask", block: "attention", width: a, widthSym: "a", quadratic: true, elem: elemMask, split: tpSplit, core: true},
+			tensorSpec{name: "softmax dropout output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, core: true})
+	}
+	return ts
+}
+
+// mlpTensors are a dense MLP of inner width f: GeLU keeps its input and
+// output (8sbh each at f = 4h); SwiGLU keeps the gate and up projections'
+// output (the SwiGLU input, 2f wide) and the product fed to the down
+// projection (f wide).
+func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
+	if m.MLP == SwiGLU {
+		return []tensorSpec{
+			{name: what + " gate and up projections output", block: "mlp", width: 2 * f, widthSym: "2" + sym, split: tpSplit},
+			{name: what + " down projection input", block: "mlp", width: f, widthSym: sym, split: tpSplit},
+		}
+	}
+	return []tensorSpec{
+		{name: what + " GeLU input", block: "mlp", width: f, widthSym: sym, split: tpSplit},
+		{name: what + " GeLU output (down projection input)", block: "mlp", width: f, widthSym: sym, split: tpSplit},
+	}
+}
+
+// moeTensors are a mixture-of-experts MLP with every expert on every
+// rank: router logits (fp32), each token's TopK copies dispatched to the
+// experts (the token all-gather of Megatron's dispatcher leaves them
+// unsplit), the experts' MLP tensors, the expert outputs kept for the
+// weighted combine, and the shared experts.
+func moeTensors(m *Model) []tensorSpec {
+	e := m.MoE
+	h, k := float64(m.Hidden), float64(e.TopK)
+	ts := []tensorSpec{
+		{name: "router logits", block: "mlp", width: float64(e.Experts), widthSym: "E", elem: elemFP32, split: seqSplit},
+		{name: "expert inputs (top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: replicated},
+	}
+	ts = append(ts, mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert")...)
+	ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
+	if e.Shared > 0 {
+		ts = append(ts, mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert")...)
+	}
+	return ts
+}

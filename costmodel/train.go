@@ -1,0 +1,212 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Sources cited by the training inventory.
+const (
+	srcZeRO      = "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054), sec. 3.1 and Fig. 1"
+	srcMixed     = "Micikevicius et al. 2018, Mixed Precision Training (arXiv:1710.03740)"
+	srcActs      = "Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4, Table 2"
+	srcPipe      = "Narayanan et al. 2021 (arXiv:2104.04473), sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3"
+	srcFSDP      = "Zhao et al. 2023, PyTorch FSDP (arXiv:2304.11277), sec. 3.3"
+	srcAssumed   = "assumption (costmodel.DefaultAssumptions)"
+	srcOutputAct = "Korthikanti et al. 2022, sec. 4.3: 4sbh/t (1 + v/h)"
+)
+
+// Report is the estimate for one training plan.
+type Report struct {
+	Model       string           `json:"model"`
+	Params      Params           `json:"params"`
+	Cluster     hardware.Cluster `json:"cluster"`
+	Plan        Plan             `json:"plan"`
+	PlanString  string           `json:"plan_string"`
+	Assumptions Assumptions      `json:"assumptions"`
+	// MicroBatches per step and pipeline (gradient accumulation).
+	MicroBatches int `json:"micro_batches"`
+	// Memory is the inventory of the most loaded stage, PeakStage.
+	PeakStage int       `json:"peak_stage"`
+	Memory    Inventory `json:"memory"`
+	// Stages holds every pipeline stage's memory.
+	Stages []StageMemory `json:"stages"`
+	// Notes are caveats about the estimate (for example, experts counted
+	// as replicated, or a sequence beyond the model's trained context).
+	Notes []string `json:"notes,omitempty"`
+	// Levers, when the plan does not fit, are changes that shrink the
+	// peak, each with the memory it leads to.
+	Levers []Lever `json:"levers,omitempty"`
+}
+
+// Estimate computes the per-GPU memory of training model m on cluster c
+// with plan p. Invalid input is an error that names the bad value; a plan
+// that does not fit is not an error (Report.Memory.Fits is false).
+func Estimate(m *Model, c hardware.Cluster, p Plan, a Assumptions) (*Report, error) {
+	e, err := NewEvaluator(m, c, a)
+	if err != nil {
+		return nil, err
+	}
+	return e.Estimate(p)
+}
+
+// Estimate is the package-level Estimate on e's model and cluster.
+func (e *Evaluator) Estimate(p Plan) (*Report, error) {
+	p, err := p.Normalize(e.m, e.c.GPUs())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.c.GPU.Peak(p.Precision.String()); err != nil {
+		return nil, err
+	}
+	r := &Report{
+		Model: e.m.Name, Params: e.m.Params(), Cluster: e.c, Plan: p, PlanString: p.String(),
+		Assumptions: e.a, MicroBatches: p.MicroBatches(),
+	}
+	peak := e.Stage(p, 0)
+	for s := range p.PP {
+		st := e.Stage(p, s)
+		r.Stages = append(r.Stages, st)
+		if st.Total > peak.Total {
+			peak = st
+		}
+	}
+	r.PeakStage = peak.Stage
+	r.Memory = newInventory(e.stageLines(p, peak), e.c.GPU.HBM, e.a.HBMFraction)
+	r.Notes = e.notes(p)
+	if !r.Memory.Fits {
+		r.Levers = e.levers(p, peak.Total)
+	}
+	return r, nil
+}
+
+// StageInventory itemizes stage s of a report's plan.
+func (e *Evaluator) StageInventory(p Plan, s int) (Inventory, error) {
+	p, err := p.Normalize(e.m, e.c.GPUs())
+	if err != nil {
+		return Inventory{}, err
+	}
+	if s < 0 || s >= p.PP {
+		return Inventory{}, fmt.Errorf("costmodel: stage %d is not in [0, %d)", s, p.PP)
+	}
+	return newInventory(e.stageLines(p, e.Stage(p, s)), e.c.GPU.HBM, e.a.HBMFraction), nil
+}
+
+// stageLines itemizes one stage with formulas.
+func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
+	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	n := p.ShardDegree()
+	where := fmt.Sprintf("%s params/GPU (stage %d of pp=%d, %d layers, tp=%d)", FormatCount(s.Params), s.Stage, p.PP, s.Layers, p.TP)
+	lines := []Line{
+		{Name: "weights (" + weightDType(p) + ")", Group: GroupStates, Bytes: s.Weights,
+			Formula: sharded(perParam(sb.Weight)+" x "+where, p.ZeRO, 3, n), Source: srcZeRO},
+		{Name: "gradients", Group: GroupStates, Bytes: s.Gradients,
+			Formula: sharded(perParam(sb.Grad)+" x P_gpu", p.ZeRO, 2, n), Source: srcZeRO},
+		{Name: "optimizer: fp32 master weights", Group: GroupStates, Bytes: s.MasterWeights,
+			Formula: sharded(perParam(sb.Master)+" x P_gpu", p.ZeRO, 1, n), Source: srcMixed},
+		{Name: "optimizer: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.Moments,
+			Formula: sharded(perParam(sb.Moments)+" x P_gpu", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
+		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
+			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
+	}
+	lines = append(lines, e.activationLines(p, s)...)
+	return append(lines, e.overheadLines(p, s)...)
+}
+
+func weightDType(p Plan) string {
+	if p.Precision == FP32 {
+		return "fp32"
+	}
+	if p.Precision == FP16 {
+		return "fp16"
+	}
+	return "bf16"
+}
+
+func momentName(o Optimizer) string {
+	switch o {
+	case Adam:
+		return "Adam moments (fp32 m and v)"
+	case Adam8bit:
+		return "8-bit Adam moments (+ fp32 block scales)"
+	case Momentum:
+		return "momentum (fp32)"
+	}
+	return "SGD state (none)"
+}
+
+func optimizerSource(o Optimizer) string {
+	if o == Adam8bit {
+		return "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization (arXiv:2110.02861)"
+	}
+	return srcZeRO
+}
+
+func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
+	perLayer := 0.0
+	if s.Layers > 0 && s.InFlight > 0 {
+		perLayer = float64(s.LayerActivations) / s.InFlight / float64(s.Layers)
+	}
+	mbs := p.MicroBatches()
+	return []Line{
+		{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
+			Group: GroupActivations, Bytes: s.LayerActivations,
+			Formula: fmt.Sprintf("%d layers x %.3g micro-batches in flight (%s) x %v per layer (s=%d/cp, b=%d)",
+				s.Layers, s.InFlight, scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
+			Source: srcActs + "; " + srcPipe},
+		{Name: "activations: embedding dropout mask", Group: GroupActivations, Bytes: s.EmbeddingActs,
+			Formula: fmt.Sprintf("1 B x s x b x h%s x %.3g micro-batches", spDiv(p), p.embeddingInFlight(mbs)), Source: srcActs},
+		{Name: "activations: output layer and fp32 logits", Group: GroupActivations, Bytes: s.OutputActs,
+			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %.3g micro-batches", spDiv(p), p.outputInFlight(mbs)),
+			Source:  srcOutputAct},
+		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
+			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},
+	}
+}
+
+func scheduleName(p Plan) string {
+	switch {
+	case p.PP == 1:
+		return "no pipeline"
+	case p.Schedule == GPipe:
+		return "GPipe"
+	case p.VPP > 1:
+		return fmt.Sprintf("interleaved 1F1B, v=%d", p.VPP)
+	}
+	return "1F1B"
+}
+
+func spDiv(p Plan) string {
+	if p.SP {
+		return "/t"
+	}
+	return ""
+}
+
+func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
+	return []Line{
+		{Name: "CUDA context", Group: GroupOverheads, Bytes: s.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
+		{Name: "NCCL buffers", Group: GroupOverheads, Bytes: s.NCCLBuffers,
+			Formula: fmt.Sprintf("%d communicators x %v", int(s.NCCLBuffers/max(e.a.NCCLPerGroup, 1)), e.a.NCCLPerGroup), Source: srcAssumed},
+		{Name: "cuBLAS/attention workspace", Group: GroupOverheads, Bytes: s.Workspace, Formula: "fixed per process", Source: srcAssumed},
+		{Name: "allocator fragmentation", Group: GroupOverheads, Bytes: s.Fragmentation,
+			Formula: fmt.Sprintf("%g%% of allocated tensors", 100*e.a.Fragmentation), Source: srcAssumed},
+	}
+}
+
+// notes lists caveats that apply to the plan.
+func (e *Evaluator) notes(p Plan) []string {
+	var out []string
+	if e.m.MoE != nil {
+		out = append(out, fmt.Sprintf("%d experts per MoE layer are counted as replicated on every data-parallel rank (no expert parallelism); total %s params, %s active per token",
+			e.m.MoE.Experts, FormatCount(e.m.Params().Total), FormatCount(e.m.Params().Active)))
+	}
+	if p.Seq > e.m.MaxSeq {
+		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))
+	}
+	if p.TP > e.c.GPUsPerNode {
+		out = append(out, fmt.Sprintf("tp=%d spans more than one %d-GPU node: its all-reduces cross the network", p.TP, e.c.GPUsPerNode))
+	}
+	return out
+}

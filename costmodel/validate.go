@@ -1,0 +1,122 @@
+package costmodel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Limits on plan fields: far beyond any job run, tight enough to keep all
+// arithmetic finite and exact.
+const (
+	maxSeq         = 1 << 24 // 16M tokens
+	maxMicroBatch  = 1 << 16
+	maxGlobalBatch = 1 << 30
+)
+
+// Normalize checks p against the model and the number of GPUs, and
+// returns it in canonical form: VPP 0 becomes 1, sequence parallelism is
+// off when TP is 1 (it would change nothing), and an uneven layer split
+// is filled in (see balanceLayers). gpus 0 skips the GPU-count check.
+func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
+	if p.VPP == 0 {
+		p.VPP = 1
+	}
+	if p.TP == 1 {
+		p.SP = false
+	}
+	if err := p.checkRanges(); err != nil {
+		return p, err
+	}
+	if gpus != 0 && p.GPUs() != gpus {
+		return p, fmt.Errorf("costmodel: tp*pp*cp*dp = %d*%d*%d*%d = %d, but the cluster has %d GPUs",
+			p.TP, p.PP, p.CP, p.DP, p.GPUs(), gpus)
+	}
+	if err := p.checkHeads(m); err != nil {
+		return p, err
+	}
+	if err := p.checkSequence(); err != nil {
+		return p, err
+	}
+	if err := p.checkBatch(); err != nil {
+		return p, err
+	}
+	if p.VPP > 1 && p.PP == 1 {
+		return p, fmt.Errorf("costmodel: vpp=%d needs pp > 1", p.VPP)
+	}
+	return p.balanceLayers(m.Layers)
+}
+
+func (p Plan) checkRanges() error {
+	for _, d := range []struct {
+		name   string
+		v, max int
+	}{{"tp", p.TP, hardware.MaxGPUs}, {"pp", p.PP, hardware.MaxGPUs}, {"cp", p.CP, hardware.MaxGPUs},
+		{"dp", p.DP, hardware.MaxGPUs}, {"vpp", p.VPP, 1 << 10}, {"mbs", p.MicroBatch, maxMicroBatch},
+		{"gbs", p.GlobalBatch, maxGlobalBatch}, {"seq", p.Seq, maxSeq}} {
+		if d.v < 1 || d.v > d.max {
+			return fmt.Errorf("costmodel: %s=%d is not in [1, %d]", d.name, d.v, d.max)
+		}
+	}
+	if p.GPUs() > hardware.MaxGPUs {
+		return fmt.Errorf("costmodel: tp*pp*cp*dp = %d exceeds %d GPUs", p.GPUs(), hardware.MaxGPUs)
+	}
+	if p.ZeRO < 0 || p.ZeRO > 3 {
+		return fmt.Errorf("costmodel: zero=%d is not a ZeRO stage (valid: 0, 1, 2, 3)", p.ZeRO)
+	}
+	if p.FirstStageLayers < 0 || p.LastStageLayers < 0 {
+		return fmt.Errorf("costmodel: first/last stage layers (%d, %d) must not be negative", p.FirstStageLayers, p.LastStageLayers)
+	}
+	return nil
+}
+
+// checkHeads requires TP to divide the attention heads, and KV heads to
+// divide evenly or be replicated evenly.
+func (p Plan) checkHeads(m *Model) error {
+	if m.Heads%p.TP != 0 {
+		return fmt.Errorf("costmodel: tp=%d does not divide %d attention heads (valid tp: %s)",
+			p.TP, m.Heads, divisors(m.Heads))
+	}
+	if m.KVHeads%p.TP != 0 && p.TP%m.KVHeads != 0 {
+		return fmt.Errorf("costmodel: tp=%d neither divides nor is a multiple of %d KV heads", p.TP, m.KVHeads)
+	}
+	return nil
+}
+
+func (p Plan) checkSequence() error {
+	if p.CP > 1 {
+		if p.Attention == Eager {
+			return fmt.Errorf("costmodel: cp=%d needs FlashAttention (ring attention exchanges blocks of keys and values; use --attn flash)", p.CP)
+		}
+		// Megatron-Core splits the sequence into 2*cp chunks to balance
+		// the causal mask across ranks.
+		if p.Seq%(2*p.CP) != 0 {
+			return fmt.Errorf("costmodel: seq=%d is not divisible by 2*cp = %d", p.Seq, 2*p.CP)
+		}
+	}
+	if p.SP && (p.Seq/p.CP)%p.TP != 0 {
+		return fmt.Errorf("costmodel: sequence parallelism splits seq/cp = %d tokens over tp=%d ranks, which does not divide", p.Seq/p.CP, p.TP)
+	}
+	return nil
+}
+
+func (p Plan) checkBatch() error {
+	if p.GlobalBatch%(p.MicroBatch*p.DP) != 0 {
+		return fmt.Errorf("costmodel: gbs=%d is not a multiple of mbs*dp = %d*%d = %d",
+			p.GlobalBatch, p.MicroBatch, p.DP, p.MicroBatch*p.DP)
+	}
+	return nil
+}
+
+// divisors lists the divisors of n, for error messages.
+func divisors(n int) string {
+	var ds []string
+	for d := 1; d <= n && len(ds) < 16; d++ {
+		if n%d == 0 {
+			ds = append(ds, strconv.Itoa(d))
+		}
+	}
+	return strings.Join(ds, ", ")
+}

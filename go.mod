@@ -1,0 +1,3 @@
+module github.com/gpu-planner/planner
+
+go 1.26

@@ -1,0 +1,136 @@
+package hardware
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gpu-planner/planner/internal/names"
+)
+
+// Source keys cited by the catalog. The full references are in Sources.
+const (
+	srcA100    = "[A100] nvidia.com/en-us/data-center/a100 and the A100 datasheet (BF16 312 dense, 1,555/2,039 GB/s, NVLink 600 GB/s bidirectional)"
+	srcH100    = "[H100] nvidia.com/en-us/data-center/h100, SXM column: BF16 1,979 and FP8 3,958 with sparsity (halved here), 3.35 TB/s, NVLink 900 GB/s bidirectional"
+	srcH200    = "[H200] nvidia.com/en-us/data-center/h200: 141 GB HBM3e, 4.8 TB/s, BF16 1,979 / FP8 3,958 with sparsity, NVLink 900 GB/s"
+	srcB200    = "[DGXB200-DS] DGX B200 datasheet: 180 GB HBM3e per GPU, 8 TB/s, BF16 4.5 / FP8 9 PFLOP/s with sparsity, NVLink 5 1.8 TB/s"
+	srcB300    = "[DGXB300-DS] DGX B300 datasheet: 288 GB HBM3e, 8 TB/s, BF16 4.5 / FP8 9 PFLOP/s with sparsity, NVLink 1.8 TB/s"
+	srcGB200   = "[GB200] nvidia.com/en-us/data-center/gb200-nvl72: 13.4 TB HBM3e per 72 GPUs, 8 TB/s, BF16 5 / FP8 10 PFLOP/s with sparsity per GPU, NVLink 1.8 TB/s, 72-GPU domain"
+	srcMI300X  = "[MI300X] amd.com/en/products/accelerators/instinct/mi300/mi300x: 192 GB HBM3, 5.3 TB/s, BF16 2,614.9 / FP8 5,229.8 with sparsity; 7 Infinity Fabric links of 128 GB/s"
+	srcL40S    = "[L40S] nvidia.com/en-us/data-center/l40s: 48 GB GDDR6, 864 GB/s, BF16 733 / FP8 1,466 with sparsity, PCIe Gen4 x16 64 GB/s bidirectional, no NVLink"
+	srcSmiH100 = "[smi-h100] nvidia-smi 'NVIDIA H100 80GB HBM3 ... 81559MiB' (NVIDIA/nccl#1264; wilicc/gpu-burn#114; modal-labs/modal-client#2797)"
+	srcModal   = "[modal] modal-labs/modal-client#2797: A100 80GB 81920MiB, A100 40GB 40960MiB (current drivers; R470 showed 40536MiB), L40S 46068MiB"
+	srcSmiH200 = "[smi-h200] nvidia-smi 'NVIDIA H200 ... 143771MiB' (public nvidia-smi output)"
+	srcSmiB200 = "[smi-b200] NVIDIA/TensorRT-LLM#10278: 'NVIDIA B200 ... 183359MiB', driver 580.95.05"
+	srcSmiB300 = "[smi-b300] nvidia-smi 'NVIDIA B300 SXM6 AC ... 275040MiB' (public nvidia-smi output)"
+	srcSmiGB   = "[smi-gb200] nvidia-smi 'NVIDIA GB200 ... 189471MiB' (public nvidia-smi output)"
+	srcSmiMI   = "[smi-mi300x] rocm-smi 'VRAM Total Memory (B): 206141652992'"
+	srcNetA100 = "DGX A100 user guide: 8x 200 Gb/s HDR ConnectX-6, one per GPU"
+	srcNetH    = "[basepod] DGX H100/H200/B200: eight single-port ConnectX-7, up to 400 Gb/s, one per GPU"
+	srcNetB300 = "[mle-net] DGX B300: 8x ConnectX-8 at 800 Gb/s"
+	srcNetGB   = "[dgxgb200-net] DGX GB200: 4 single-port ConnectX-7 at 400 Gb/s per 4-GPU tray"
+	srcNetMI   = "[azure-mi300x] Azure ND MI300X v5: 8x 400 Gb/s NDR InfiniBand per 8 GPUs"
+)
+
+func src(hbm, quoted, peak, bw, up, out string) map[string]string {
+	return map[string]string{
+		"hbm_bytes": hbm, "hbm_quoted": quoted, "peak": peak,
+		"mem_bandwidth": bw, "scale_up": up, "scale_out": out,
+	}
+}
+
+var catalog = []GPU{
+	{Name: "a100-40gb", Description: "NVIDIA A100-SXM4-40GB", HBM: 40960 * MiB, HBMQuoted: "40 GB HBM2",
+		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 1555 * GBPerSecond,
+		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond,
+		Sources: src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100),
+		Notes:   "driver total 40960 MiB on current drivers (40536 MiB on R470)"},
+	{Name: "a100-80gb", Description: "NVIDIA A100-SXM4-80GB", HBM: 81920 * MiB, HBMQuoted: "80 GB HBM2e",
+		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 2039 * GBPerSecond,
+		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond,
+		Sources: src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100)},
+	{Name: "h100-sxm", Description: "NVIDIA H100 SXM5 80GB", HBM: 81559 * MiB, HBMQuoted: "80 GB HBM3",
+		PeakBF16: 989 * TFLOPPerSecond, PeakFP8: 1979 * TFLOPPerSecond, MemBandwidth: 3350 * GBPerSecond,
+		ScaleUp: 450 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
+		Sources: src(srcSmiH100, srcH100, srcH100, srcH100, srcH100, srcNetH)},
+	{Name: "h200", Description: "NVIDIA H200 SXM 141GB", HBM: 143771 * MiB, HBMQuoted: "141 GB HBM3e",
+		PeakBF16: 989 * TFLOPPerSecond, PeakFP8: 1979 * TFLOPPerSecond, MemBandwidth: 4800 * GBPerSecond,
+		ScaleUp: 450 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
+		Sources: src(srcSmiH200, srcH200, srcH200, srcH200, srcH200, srcNetH)},
+	{Name: "b200", Description: "NVIDIA B200 (HGX/DGX)", HBM: 183359 * MiB, HBMQuoted: "180 GB HBM3e",
+		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
+		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
+		Sources: src(srcSmiB200, srcB200, srcB200, srcB200, srcB200, srcNetH),
+		Notes:   "8 TB/s is nominal; the driver's 7680-bit bus gives 7.67 TB/s (pytorch/ao#4002)"},
+	{Name: "b300", Description: "NVIDIA B300 SXM6 AC (HGX/DGX)", HBM: 275040 * MiB, HBMQuoted: "288 GB HBM3e",
+		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
+		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 800 * GbitPerSecond,
+		Sources: src(srcSmiB300, srcB300, srcB300, srcB300, srcB300, srcNetB300)},
+	{Name: "gb200", Description: "NVIDIA GB200 NVL72 (per GPU)", HBM: 189471 * MiB, HBMQuoted: "186 GB HBM3e (13.4 TB / 72)",
+		PeakBF16: 2500 * TFLOPPerSecond, PeakFP8: 5000 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
+		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 400 * GbitPerSecond,
+		Sources: src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB)},
+	{Name: "mi300x", Description: "AMD Instinct MI300X", HBM: 206141652992, HBMQuoted: "192 GB HBM3",
+		PeakBF16: 1307.4 * TFLOPPerSecond, PeakFP8: 2614.9 * TFLOPPerSecond, MemBandwidth: 5300 * GBPerSecond,
+		ScaleUp: 448 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
+		Sources: src(srcSmiMI, srcMI300X, srcMI300X, srcMI300X, srcMI300X, srcNetMI),
+		Notes:   "Infinity Fabric is point-to-point: 64 GB/s per direction per peer, 448 GB/s with all 7 peers busy (8-GPU collectives)"},
+	{Name: "l40s", Description: "NVIDIA L40S", HBM: 46068 * MiB, HBMQuoted: "48 GB GDDR6",
+		PeakBF16: 362 * TFLOPPerSecond, PeakFP8: 733 * TFLOPPerSecond, MemBandwidth: 864 * GBPerSecond,
+		ScaleUp: 32 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 0,
+		Sources: src(srcModal, srcL40S, srcL40S, srcL40S, srcL40S, "none: L40S servers have no standard scale-out NIC"),
+		Notes:   "no NVLink: GPUs in one server talk over PCIe Gen4 x16 (32 GB/s per direction); the 8-GPU server is an assumption; give a cluster file for a network"},
+}
+
+var aliases = map[string]string{
+	"a100":            "a100-80gb",
+	"a100-sxm":        "a100-80gb",
+	"a100-80g":        "a100-80gb",
+	"a100-40g":        "a100-40gb",
+	"h100":            "h100-sxm",
+	"h100-80gb":       "h100-sxm",
+	"h100-sxm5":       "h100-sxm",
+	"h200-sxm":        "h200",
+	"h200-141gb":      "h200",
+	"gb200-nvl72":     "gb200",
+	"b300-sxm":        "b300",
+	"mi300":           "mi300x",
+	"instinct-mi300x": "mi300x",
+}
+
+// GPUs returns the catalog in a stable order. The returned values are
+// copies; changing them does not change the catalog.
+func GPUs() []GPU {
+	out := make([]GPU, len(catalog))
+	for i, g := range catalog {
+		g.Sources = maps.Clone(g.Sources)
+		out[i] = g
+	}
+	return out
+}
+
+// LookupGPU finds a catalog GPU by name or alias, ignoring case. An unknown
+// name gives an error that lists the closest catalog names.
+func LookupGPU(name string) (GPU, error) {
+	key := names.Normalize(name)
+	if a, ok := aliases[key]; ok {
+		key = a
+	}
+	for _, g := range catalog {
+		if g.Name == key {
+			g.Sources = maps.Clone(g.Sources)
+			return g, nil
+		}
+	}
+	all := make([]string, 0, len(catalog)+len(aliases))
+	for _, g := range catalog {
+		all = append(all, g.Name)
+	}
+	all = append(all, slices.Sorted(maps.Keys(aliases))...)
+	hint := ""
+	if c := names.Closest(name, all, 3); len(c) > 0 {
+		hint = "; closest: " + strings.Join(c, ", ")
+	}
+	return GPU{}, fmt.Errorf("hardware: unknown GPU %q (run `planner gpus` for the catalog%s)", name, hint)
+}

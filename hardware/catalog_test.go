@@ -1,0 +1,80 @@
+package hardware
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCatalogComplete(t *testing.T) {
+	for _, name := range []string{"a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "gb200", "mi300x", "l40s"} {
+		g, err := LookupGPU(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Validate(); err != nil {
+			t.Error(err)
+		}
+		for _, k := range []string{"hbm_bytes", "hbm_quoted", "peak", "mem_bandwidth", "scale_up", "scale_out"} {
+			if g.Sources[k] == "" {
+				t.Errorf("%s: no source for %s", name, k)
+			}
+		}
+	}
+}
+
+// TestCatalogFigures spot-checks figures against ../shared/hardware-specs.md.
+func TestCatalogFigures(t *testing.T) {
+	tests := []struct {
+		name   string
+		hbmMiB float64
+		bf16   FLOPRate
+		fp8    FLOPRate
+		domain int
+	}{
+		{"h100-sxm", 81559, 989e12, 1979e12, 8},
+		{"h200", 143771, 989e12, 1979e12, 8},
+		{"b200", 183359, 2250e12, 4500e12, 8},
+		{"gb200", 189471, 2500e12, 5000e12, 72},
+		{"a100-80gb", 81920, 312e12, 0, 8},
+		{"mi300x", 206141652992.0 / (1 << 20), 1307.4e12, 2614.9e12, 8},
+	}
+	for _, tt := range tests {
+		g, _ := LookupGPU(tt.name)
+		if g.HBM != Bytes(tt.hbmMiB)*MiB || g.PeakBF16 != tt.bf16 || g.PeakFP8 != tt.fp8 || g.ScaleUpDomain != tt.domain {
+			t.Errorf("%s: %+v", tt.name, g)
+		}
+	}
+}
+
+func TestLookupGPU(t *testing.T) {
+	for _, name := range []string{"H100", "h100-sxm", "H100_SXM", "gb200-nvl72", " A100 "} {
+		if _, err := LookupGPU(name); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	_, err := LookupGPU("h10")
+	if err == nil || !strings.Contains(err.Error(), "closest: h100") {
+		t.Errorf("unknown GPU error %v should suggest h100", err)
+	}
+}
+
+func TestPeakByPrecision(t *testing.T) {
+	a100, _ := LookupGPU("a100-80gb")
+	if _, err := a100.Peak("fp8"); err == nil {
+		t.Error("A100 has no FP8; want an error")
+	}
+	if p, _ := a100.Peak("fp32"); p != 156e12 {
+		t.Errorf("A100 TF32 %v, want 156 TFLOP/s", p)
+	}
+	if _, err := a100.Peak("int3"); err == nil {
+		t.Error("unknown precision should fail")
+	}
+}
+
+func TestCatalogCopies(t *testing.T) {
+	gs := GPUs()
+	gs[0].Sources["hbm_bytes"] = "changed"
+	if g, _ := LookupGPU(gs[0].Name); g.Sources["hbm_bytes"] == "changed" {
+		t.Error("GPUs() shares its maps with the catalog")
+	}
+}

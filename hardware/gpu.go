@@ -1,0 +1,88 @@
+package hardware
+
+import (
+	"errors"
+	"fmt"
+)
+
+// GPU describes one accelerator: what the planner needs to size memory,
+// compute and communication.
+//
+// Bandwidths are per direction. NVIDIA quotes NVLink bidirectionally
+// (900 GB/s on H100 is 450 GB/s each way); a ring collective moves data in
+// one direction per link, so the per-direction figure is the one that enters
+// the time of a collective. Network line rates are per direction already
+// (400 Gb/s = 50 GB/s).
+type GPU struct {
+	// Name is the catalog key, e.g. "h100-sxm".
+	Name string `json:"name"`
+	// Description is the vendor's product name.
+	Description string `json:"description"`
+	// HBM is the total memory as the driver reports it (nvidia-smi,
+	// rocm-smi): the ceiling a plan must fit under.
+	HBM Bytes `json:"hbm_bytes"`
+	// HBMQuoted is the capacity printed on the datasheet, in its own unit
+	// (NVIDIA's "80 GB" is close to GiB, not decimal GB).
+	HBMQuoted string `json:"hbm_quoted"`
+	// PeakBF16 and PeakFP8 are dense (no 2:4 sparsity) tensor-core peaks.
+	// PeakFP8 is zero when the GPU has no FP8 tensor cores.
+	PeakBF16 FLOPRate `json:"peak_bf16_flop_per_s"`
+	PeakFP8  FLOPRate `json:"peak_fp8_flop_per_s"`
+	// MemBandwidth is the HBM (or GDDR) bandwidth.
+	MemBandwidth Bandwidth `json:"mem_bandwidth_bytes_per_s"`
+	// ScaleUp is the per-direction bandwidth of one GPU into its
+	// scale-up fabric (NVLink, Infinity Fabric, or PCIe where there is
+	// none), and ScaleUpDomain the number of GPUs that fabric joins.
+	ScaleUp       Bandwidth `json:"scale_up_bytes_per_s"`
+	ScaleUpDomain int       `json:"scale_up_domain"`
+	// ScaleOut is the per-direction network bandwidth per GPU between
+	// domains (rail-optimized: one NIC per GPU). Zero: no standard NIC.
+	ScaleOut Bandwidth `json:"scale_out_bytes_per_s"`
+	// Sources cites each figure, keyed by field.
+	Sources map[string]string `json:"sources,omitempty"`
+	// Notes carries caveats a user should see next to the figures.
+	Notes string `json:"notes,omitempty"`
+}
+
+// Peak returns the dense tensor-core peak for the given compute precision.
+// fp8 falls back to an error on GPUs without FP8 tensor cores; fp32
+// training is assumed to run on TF32 tensor cores at half the BF16 rate,
+// as on every NVIDIA datacenter GPU since Ampere (A100 datasheet: TF32
+// 156 TFLOP/s dense against BF16 312).
+func (g GPU) Peak(precision string) (FLOPRate, error) {
+	switch precision {
+	case "bf16", "fp16":
+		return g.PeakBF16, nil
+	case "fp8":
+		if g.PeakFP8 == 0 {
+			return 0, fmt.Errorf("hardware: %s has no FP8 tensor cores; use bf16", g.Name)
+		}
+		return g.PeakFP8, nil
+	case "fp32":
+		return g.PeakBF16 / 2, nil
+	}
+	return 0, fmt.Errorf("hardware: unknown compute precision %q (valid: bf16, fp16, fp8, fp32)", precision)
+}
+
+// Validate reports the first field of g that is missing or not physical.
+func (g GPU) Validate() error {
+	switch {
+	case g.Name == "":
+		return errors.New("hardware: GPU has no name")
+	case !(g.HBM > 0) || g.HBM > 100*TB:
+		return fmt.Errorf("hardware: GPU %s: memory %v is not in (0, 100 TB]", g.Name, g.HBM)
+	case !(g.PeakBF16 > 0) || g.PeakBF16 > 1e18:
+		return fmt.Errorf("hardware: GPU %s: BF16 peak %v is not in (0, 1 EFLOP/s]", g.Name, g.PeakBF16)
+	case g.PeakFP8 < 0 || g.PeakFP8 > 1e18:
+		return fmt.Errorf("hardware: GPU %s: FP8 peak %v must be 0 (none) or positive", g.Name, g.PeakFP8)
+	case !(g.MemBandwidth > 0) || g.MemBandwidth > 1e15:
+		return fmt.Errorf("hardware: GPU %s: memory bandwidth %v is not in (0, 1 PB/s]", g.Name, g.MemBandwidth)
+	case !(g.ScaleUp > 0) || g.ScaleUp > 1e14:
+		return fmt.Errorf("hardware: GPU %s: scale-up bandwidth %v is not in (0, 100 TB/s]", g.Name, g.ScaleUp)
+	case g.ScaleUpDomain < 1 || g.ScaleUpDomain > 1<<16:
+		return fmt.Errorf("hardware: GPU %s: scale-up domain %d is not in [1, 65536]", g.Name, g.ScaleUpDomain)
+	case g.ScaleOut < 0 || g.ScaleOut > 1e14:
+		return fmt.Errorf("hardware: GPU %s: scale-out bandwidth %v must be 0 (none) or positive", g.Name, g.ScaleOut)
+	}
+	return nil
+}

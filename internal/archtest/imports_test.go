@@ -1,0 +1,53 @@
+// Package archtest enforces the direction of imports between the
+// project's packages: hardware <- costmodel <- search <- kernel and
+// cmd/planner. Only kernel may import gonb.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowed lists, for each package, the project packages it may import.
+var allowed = map[string][]string{
+	"hardware":    {"internal/names"},
+	"costmodel":   {"hardware", "internal/names"},
+	"search":      {"hardware", "costmodel", "internal/names"},
+	"kernel":      {"hardware", "costmodel", "search"},
+	"cmd/planner": {"hardware", "costmodel", "search"},
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/gpu-planner/planner/"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], mod)
+		rules, checked := allowed[pkg]
+		for _, imp := range fields[1:] {
+			if strings.Contains(imp, "janpfeifer/gonb") && pkg != "kernel" {
+				t.Errorf("%s imports %s; only kernel may import gonb", pkg, imp)
+			}
+			dep, ok := strings.CutPrefix(imp, mod)
+			if !ok || !checked {
+				continue
+			}
+			if !contains(rules, dep) {
+				t.Errorf("%s imports %s, against the one-way order (allowed: %v)", pkg, dep, rules)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
