@@ -17,7 +17,8 @@ const srcPaged = "Kwon et al. 2023, PagedAttention/vLLM (arXiv:2309.06180), sec.
 type PagedKV struct {
 	// BlockTokens is b; 0 means contiguous allocation (no padding).
 	BlockTokens int `json:"block_tokens"`
-	// BlocksPerSequence is ceil(context/b) for a full-attention layer.
+	// BlocksPerSequence is ceil(context/b) for a full-attention layer
+	// (0 when the cache is contiguous).
 	BlocksPerSequence int `json:"blocks_per_sequence"`
 	// PaddingTokens is the empty part of the last block at the context.
 	PaddingTokens int `json:"padding_tokens"`
@@ -32,11 +33,10 @@ type PagedKV struct {
 // PagedKV is the block waste of one sequence of context tokens in blocks
 // of block tokens, with a KV cache of dtype d.
 func (m *Model) PagedKV(context, block int, d DType) PagedKV {
-	p := PagedKV{BlockTokens: block, BlocksPerSequence: context}
 	if block < 1 {
-		p.BlockTokens = 0
-		return p
+		return PagedKV{}
 	}
+	p := PagedKV{BlockTokens: block}
 	p.BlocksPerSequence = (context + block - 1) / block
 	p.PaddingTokens = paddingTokens(context, block)
 	paged := m.kvPerSequenceBlocks(context, block, m.Layers, m.SlidingLayers, 1, d)
