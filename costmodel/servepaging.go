@@ -102,3 +102,9 @@ func (m *Model) longestContext(s ServePlan, g servingStage, free float64) int {
 	}
 	return lo
 }
+
+// KVPerSequence is the KV cache of one sequence of n tokens over all
+// layers, unsharded; sliding-window layers keep at most their window.
+func (m *Model) KVPerSequence(n int, d DType) hardware.Bytes {
+	return hardware.Bytes(m.kvPerSequence(n, m.Layers, m.SlidingLayers, 1, d))
+}

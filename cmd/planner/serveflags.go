@@ -66,7 +66,7 @@ func (f *serveFlags) plan(tp, pp, gpus int) (costmodel.ServePlan, error) {
 
 // speedFlags override the serving-speed assumptions.
 type speedFlags struct {
-	hbm, flop, link       float64
+	hbm, flop, link        float64
 	allReduceUS, networkUS float64
 }
 
