@@ -217,3 +217,19 @@ func BenchmarkServeFewest(b *testing.B) {
 		}
 	}
 }
+
+// TestServe70BLongContext: Llama 3 70B's 141 GB of bf16 weights need two
+// H100s, which hold 4,096-token users; one 128k-token conversation is 43
+// GB of KV cache, more than the 3.7 GB per GPU two H100s keep after the
+// weights, so it takes four.
+func TestServe70BLongContext(t *testing.T) {
+	short := serve(t, query(t, "llama3-70b", "h100-sxm", 0, 4096, 1, costmodel.DTypeBF16))
+	long := serve(t, query(t, "llama3-70b", "h100-sxm", 0, 131072, 1, costmodel.DTypeBF16))
+	if short.GPUs != 2 || long.GPUs != 4 || long.Best().Layout != "tp4-pp1 x 1 replica" {
+		t.Errorf("4,096 tokens on %d GPUs, 131,072 tokens on %d (%s)", short.GPUs, long.GPUs, long.Best().Layout)
+	}
+	two := serve(t, query(t, "llama3-70b", "h100-sxm", 2, 131072, 1, costmodel.DTypeBF16))
+	if two.Best() != nil || !strings.Contains(strings.Join(two.Layouts[0].Memory.Notes, " "), "weights fit, users do not") {
+		t.Errorf("on two H100s: best %+v, notes %q", two.Best(), two.Layouts[0].Memory.Notes)
+	}
+}
