@@ -182,3 +182,18 @@ func TestServeSpeedDeterministicAndFinite(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEstimateServeSpeed times the speed of one layout: Llama 3.1
+// 405B on 16 H100s, tp8-pp2, 16 users of 8,192 tokens.
+func BenchmarkEstimateServeSpeed(b *testing.B) {
+	m, _ := LookupModel("llama3.1-405b")
+	c := cluster(b, "h100-sxm", 16)
+	s := ServePlan{TP: 8, PP: 2, Replicas: 1, Context: 8192, Users: 16, BlockTokens: 16}
+	a := DefaultAssumptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EstimateServeSpeed(m, c, s, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

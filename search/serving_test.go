@@ -233,3 +233,32 @@ func TestServe70BLongContext(t *testing.T) {
 		t.Errorf("on two H100s: best %+v, notes %q", two.Best(), two.Layouts[0].Memory.Notes)
 	}
 }
+
+// FuzzServe: no query panics or yields a non-finite number; a query is
+// either an error or an answer whose best layout, if any, holds the load.
+func FuzzServe(f *testing.F) {
+	f.Add(8192, 16, 0, 0, 0, 16, 0)
+	f.Add(131072, 1, 8, 1, 1, 0, 1)
+	f.Add(1, 1<<20, 0, 2, 0, 7, 2)
+	f.Add(-5, 0, 12, 3, 2, -1, 3)
+	models := []string{"llama3.1-405b", "llama3.1-8b", "deepseek-v3", "mistral-7b"}
+	gpus := []string{"h100-sxm", "l40s", "gb200", "mi300x"}
+	f.Fuzz(func(t *testing.T, context, users, n, w, kv, block, which int) {
+		if users > 1<<22 || context > 1<<22 || n > 4096 {
+			t.Skip()
+		}
+		i := (which%len(models) + len(models)) % len(models)
+		q := query(t, models[i], gpus[i], n, context, users, costmodel.DType((w%4+4)%4))
+		q.Load.KV, q.Load.BlockTokens = costmodel.DType((kv%4+4)%4), block
+		r, err := Serve(q)
+		if err != nil {
+			return
+		}
+		if b := r.Best(); b != nil && b.Memory.MaxUsers < users {
+			t.Errorf("best layout %s holds %d of %d users", b.Layout, b.Memory.MaxUsers, users)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Errorf("answer does not encode: %v", err)
+		}
+	})
+}

@@ -111,6 +111,6 @@ func describeLoad(s costmodel.ServePlan) string {
 // describeGPU is the serving view of a GPU: memory, bandwidth, peak and
 // links.
 func describeGPU(g hardware.GPU, perNode int) string {
-	return fmt.Sprintf("%s: %v HBM (driver-reported) at %v, %v bf16 dense, NVLink %v per direction in nodes of %d",
-		g.Name, g.HBM, g.MemBandwidth, g.PeakBF16, g.ScaleUp, perNode)
+	return fmt.Sprintf("%s: %v HBM (driver-reported) at %v, %v bf16 dense; nodes of %d joined by %v per direction (NVLink or the GPU's scale-up fabric)",
+		g.Name, g.HBM, g.MemBandwidth, g.PeakBF16, perNode, g.ScaleUp)
 }
