@@ -2,7 +2,7 @@ package costmodel
 
 import "github.com/gpu-planner/planner/hardware"
 
-// The communication of a serving step, in two small private helpers. They
+// The communication of a serving step, in three small private functions. They
 // use the latency-bandwidth (alpha-beta) cost of Hockney (1994, "The
 // communication challenge for MPP") with the ring collectives of Thakur,
 // Rabenseifner and Gropp (2005, "Optimization of Collective Communication
