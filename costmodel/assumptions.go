@@ -33,6 +33,22 @@ type Assumptions struct {
 	// GradAccumFP32 keeps gradients in an fp32 buffer (Megatron-LM's
 	// default main_grad for bf16) instead of the parameter dtype.
 	GradAccumFP32 bool `json:"grad_accum_fp32"`
+	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
+	// decode step reaches while it streams the weights and the KV cache.
+	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`
+	// ServeFLOPEfficiency is the share of the dense tensor-core peak the
+	// GEMMs of a prefill (and of a compute-bound decode) reach.
+	ServeFLOPEfficiency float64 `json:"serve_flop_efficiency"`
+	// ServeLinkEfficiency is the share of a link's per-direction
+	// bandwidth the data phase of a serving collective reaches.
+	ServeLinkEfficiency float64 `json:"serve_link_efficiency"`
+	// ServeAllReduceLatency is the fixed time of one tensor-parallel
+	// all-reduce inside the scale-up domain: what a message of a few
+	// bytes costs.
+	ServeAllReduceLatency hardware.Seconds `json:"serve_allreduce_latency_s"`
+	// ServeNetworkLatency is the fixed time of one message between GPUs
+	// on different nodes: a pipeline hand-off across the network.
+	ServeNetworkLatency hardware.Seconds `json:"serve_network_latency_s"`
 }
 
 // DefaultAssumptions returns the documented defaults:
@@ -54,14 +70,37 @@ type Assumptions struct {
 //     2 MiB blocks and splits them; reserved memory commonly exceeds
 //     allocated by a few percent, more with varying shapes (set
 //     expandable_segments to reduce it). Measure yours and set it.
+//   - ServeHBMEfficiency 0.75: fitted, with the all-reduce latency of
+//     that machine, to gpt-fast's seven batch-1 decode rows on A100-80GB
+//     (pytorch-labs/gpt-fast README, "Benchmarks" and "Tensor
+//     Parallelism": Llama-2-7B at tp 1-8, Llama-2-70B at tp 2-8): 0.745,
+//     rms error 5% (servecalib_test.go prints the fit and every row).
+//     Llama-2-7B alone streams 1,397 GB/s of 2,039 (0.69).
+//   - ServeFLOPEfficiency 0.65: fitted to TensorRT-LLM v0.5's
+//     first-token latency of 2,048-token prompts on A100 in fp16, 133 ms
+//     for Llama-2-7B and 377 ms for Llama-2-70B at tp=4
+//     (NVIDIA/TensorRT-LLM docs/source/performance.md, "Low Latency"):
+//     0.67; the test prints the error of all eight rows, fp8 included.
+//   - ServeLinkEfficiency 0.80: ring all-reduce reaches a bus bandwidth of
+//     365-370 GB/s on 8 H100s over 450 GB/s NVLink (NVIDIA/nccl#1455).
+//   - ServeAllReduceLatency 10 µs: vLLM's custom all-reduce on 8 H100s
+//     takes 9.3-11.8 µs for 512 B to 32 KB (sgl-project/sglang#2904).
+//   - ServeNetworkLatency 20 µs: an 8-byte all-reduce between two A100
+//     nodes over HDR InfiniBand, one GPU each, takes 19-20 µs
+//     (NVIDIA/nccl-tests#150).
 func DefaultAssumptions() Assumptions {
 	return Assumptions{
-		HBMFraction:    0.90,
-		CUDAContext:    1 * hardware.GB,
-		NCCLPerGroup:   256 * hardware.MiB,
-		TrainWorkspace: 256 * hardware.MiB,
-		ServeWorkspace: 1.5 * hardware.GB,
-		Fragmentation:  0.05,
+		HBMFraction:           0.90,
+		CUDAContext:           1 * hardware.GB,
+		NCCLPerGroup:          256 * hardware.MiB,
+		TrainWorkspace:        256 * hardware.MiB,
+		ServeWorkspace:        1.5 * hardware.GB,
+		Fragmentation:         0.05,
+		ServeHBMEfficiency:    0.75,
+		ServeFLOPEfficiency:   0.65,
+		ServeLinkEfficiency:   0.80,
+		ServeAllReduceLatency: 10e-6,
+		ServeNetworkLatency:   20e-6,
 	}
 }
 
@@ -72,6 +111,23 @@ func (a Assumptions) Validate() error {
 	}
 	if !(a.Fragmentation >= 0 && a.Fragmentation < 1) {
 		return fmt.Errorf("costmodel: fragmentation %g is not in [0, 1)", a.Fragmentation)
+	}
+	for _, e := range []struct {
+		name string
+		v    float64
+	}{{"serving HBM efficiency", a.ServeHBMEfficiency}, {"serving FLOP efficiency", a.ServeFLOPEfficiency},
+		{"serving link efficiency", a.ServeLinkEfficiency}} {
+		if !(e.v > 0 && e.v <= 1) {
+			return fmt.Errorf("costmodel: %s %g is not in (0, 1]", e.name, e.v)
+		}
+	}
+	for _, l := range []struct {
+		name string
+		v    hardware.Seconds
+	}{{"all-reduce latency", a.ServeAllReduceLatency}, {"network latency", a.ServeNetworkLatency}} {
+		if !(l.v >= 0 && l.v < 1) {
+			return fmt.Errorf("costmodel: %s %v is not in [0, 1 s)", l.name, l.v)
+		}
 	}
 	for _, b := range []struct {
 		name string

@@ -18,6 +18,11 @@ type ServePlan struct {
 	Users    int   `json:"users"`
 	Weights  DType `json:"weights_dtype"`
 	KV       DType `json:"kv_dtype"`
+	// BlockTokens is the size of a paged KV-cache block in tokens
+	// (vLLM's block_size, 16 by default): a sequence holds whole blocks,
+	// so the last one is partly empty. 0 sizes the cache to exactly
+	// Context tokens per sequence.
+	BlockTokens int `json:"kv_block_tokens"`
 }
 
 // GPUs is the GPU count of the layout.
@@ -46,8 +51,13 @@ type ServeReport struct {
 	KVCapacityTokens float64 `json:"kv_capacity_tokens"`
 	MaxUsers         int     `json:"max_users"`
 	// WeightsFraction is the share of the GPU's memory the weights take.
-	WeightsFraction float64  `json:"weights_fraction"`
-	Notes           []string `json:"notes,omitempty"`
+	WeightsFraction float64 `json:"weights_fraction"`
+	// Paging is the waste of the partly filled last KV block.
+	Paging PagedKV `json:"paging"`
+	// LongestContext is the longest sequence, in tokens, of which Users
+	// fit in the budget (0 when the weights leave no room).
+	LongestContext int      `json:"longest_context"`
+	Notes          []string `json:"notes,omitempty"`
 }
 
 // kvPerTokenLayer is one layer's KV cache per token on one TP rank:
@@ -92,8 +102,10 @@ func EstimateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) (*S
 	r := &ServeReport{Model: m.Name, Params: m.Params(), Cluster: c, Plan: s, Assumptions: a,
 		KVPerToken: m.KVPerToken(s.KV)}
 	r.KVPerSequence = hardware.Bytes(m.kvPerSequence(s.Context, m.Layers, m.SlidingLayers, 1, s.KV))
+	r.Paging = m.PagedKV(s.Context, s.BlockTokens, s.KV)
 	budget := hardware.Bytes(a.HBMFraction) * c.GPU.HBM
 	capacity := math.Inf(1)
+	r.LongestContext = maxSeq
 	for st := range s.PP {
 		lines, perSeq := serveStageLines(m, s, a, layout, st)
 		inv := newInventory(lines, c.GPU.HBM, a.HBMFraction)
@@ -102,6 +114,7 @@ func EstimateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) (*S
 		}
 		free := budget - (inv.Total - inv.Group(GroupKV))
 		capacity = min(capacity, float64(free)/perSeq)
+		r.LongestContext = min(r.LongestContext, m.longestContext(s, serveStage(m, s, layout, st), float64(free)))
 	}
 	r.MaxUsers = int(max(math.Floor(capacity), 0)) * s.Replicas
 	r.KVCapacityTokens = max(capacity, 0) * float64(s.Context) * float64(s.Replicas)
@@ -124,7 +137,7 @@ func validateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) err
 		name   string
 		v, max int
 	}{{"tp", s.TP, hardware.MaxGPUs}, {"pp", s.PP, hardware.MaxGPUs}, {"replicas", s.Replicas, hardware.MaxGPUs},
-		{"context", s.Context, maxSeq}, {"users", s.Users, 1 << 30}} {
+		{"context", s.Context, maxSeq}, {"users", s.Users, 1 << 30}, {"kv block tokens", max(s.BlockTokens, 1), maxBlockTokens}} {
 		if d.v < 1 || d.v > d.max {
 			return fmt.Errorf("costmodel: %s=%d is not in [1, %d]", d.name, d.v, d.max)
 		}
@@ -138,19 +151,46 @@ func validateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) err
 	return (Plan{TP: s.TP}).checkHeads(m)
 }
 
-// serveStageLines itemizes one pipeline stage of a serving replica and
-// returns the KV bytes of one sequence on it.
-func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) ([]Line, float64) {
+// maxBlockTokens bounds the KV block size: far above any engine's (vLLM
+// allows up to 256), low enough to keep the arithmetic exact.
+const maxBlockTokens = 1 << 16
+
+// int4ScaleBytesPerParam is the fp16 scale of every 128 int4 weights
+// (GPTQ/AWQ group size 128; Frantar et al. 2023, arXiv:2210.17323).
+const int4ScaleBytesPerParam = 2.0 / 128
+
+// servingStage is what one pipeline stage of a serving replica holds.
+type servingStage struct {
+	index, layers, moe, sliding int
+	// params on one GPU: the stage's layers, plus the embedding on the
+	// first stage and the final norm and output layer on the last.
+	params float64
+	first  bool
+	last   bool
+}
+
+// serveStage describes stage st of layout (the plan after balanceLayers).
+func serveStage(m *Model, s ServePlan, layout Plan, st int) servingStage {
 	layers, moe := layout.stageLayers(m.Layers, m.Layers-m.MoELayers(), st)
-	params := m.layersParams(s.TP, layers-moe, moe)
-	if st == 0 {
-		params += m.embeddingParams(s.TP)
+	g := servingStage{index: st, layers: layers, moe: moe, first: st == 0, last: st == s.PP-1,
+		params:  m.layersParams(s.TP, layers-moe, moe),
+		sliding: int(math.Round(float64(m.SlidingLayers) * float64(layers) / float64(m.Layers)))}
+	if g.first {
+		g.params += m.embeddingParams(s.TP)
 	}
-	if st == s.PP-1 {
-		params += m.finalNormParams() + m.outputParams(s.TP, s.PP > 1)
+	if g.last {
+		g.params += m.finalNormParams() + m.outputParams(s.TP, s.PP > 1)
 	}
-	sliding := int(math.Round(float64(m.SlidingLayers) * float64(layers) / float64(m.Layers)))
-	perSeq := m.kvPerSequence(s.Context, layers, sliding, s.TP, s.KV)
+	return g
+}
+
+// serveStageLines itemizes one pipeline stage of a serving replica and
+// returns the KV bytes of one sequence on it, whole blocks included.
+func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) ([]Line, float64) {
+	g := serveStage(m, s, layout, st)
+	layers, params := g.layers, g.params
+	perSeq := m.kvPerSequence(s.Context, layers, g.sliding, s.TP, s.KV)
+	paged := m.kvPerSequenceBlocks(s.Context, s.BlockTokens, layers, g.sliding, s.TP, s.KV)
 	users := s.UsersPerReplica()
 	lines := []Line{
 		{Name: "weights (" + s.Weights.String() + ")", Group: GroupStates, Bytes: hardware.Bytes(params * s.Weights.Bytes()),
@@ -158,7 +198,7 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 			Source:  "parameters from the model's dimensions"},
 	}
 	if s.Weights == DTypeInt4 {
-		lines = append(lines, Line{Name: "int4 group scales", Group: GroupStates, Bytes: hardware.Bytes(params * 2 / 128),
+		lines = append(lines, Line{Name: "int4 group scales", Group: GroupStates, Bytes: hardware.Bytes(params * int4ScaleBytesPerParam),
 			Formula: "one fp16 scale per 128 weights (GPTQ/AWQ group size 128)", Source: "Frantar et al. 2023, GPTQ (arXiv:2210.17323)"})
 	}
 	lines = append(lines,
@@ -166,6 +206,10 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 			Formula: fmt.Sprintf("%d sequences x %d tokens x %v per token on this GPU (%d layers)",
 				users, s.Context, hardware.Bytes(m.kvPerTokenLayer(s.TP, s.KV)*float64(layers)), layers),
 			Source: "2 x layers x kv_heads x head_dim x bytes (Pope et al. 2022)"},
+		Line{Name: "KV block padding", Group: GroupKV, Bytes: hardware.Bytes((paged - perSeq) * float64(users)),
+			Formula: fmt.Sprintf("%d sequences x the empty part of the last %d-token block (%d tokens at context %d)",
+				users, s.BlockTokens, paddingTokens(s.Context, s.BlockTokens), s.Context),
+			Source: srcPaged},
 		Line{Name: "activation workspace", Group: GroupOverheads, Bytes: a.ServeWorkspace, Formula: "fixed per process", Source: srcAssumed},
 		Line{Name: "CUDA context", Group: GroupOverheads, Bytes: a.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 	)
@@ -173,7 +217,7 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: hardware.Bytes(groups) * a.NCCLPerGroup,
 			Formula: fmt.Sprintf("%d communicators x %v", groups, a.NCCLPerGroup), Source: srcAssumed})
 	}
-	return lines, perSeq
+	return lines, paged
 }
 
 func serveNotes(m *Model, s ServePlan, r *ServeReport) []string {

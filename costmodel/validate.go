@@ -85,6 +85,16 @@ func (p Plan) checkHeads(m *Model) error {
 	return nil
 }
 
+// CheckTP reports whether tp splits m's attention sensibly: it divides
+// the attention heads, and it divides the KV heads or is a multiple of
+// them (each rank then keeps one replicated KV head).
+func (m *Model) CheckTP(tp int) error {
+	if tp < 1 {
+		return fmt.Errorf("costmodel: tp=%d is not positive", tp)
+	}
+	return (Plan{TP: tp}).checkHeads(m)
+}
+
 func (p Plan) checkSequence() error {
 	if p.CP > 1 {
 		if p.Attention == Eager {

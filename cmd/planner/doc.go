@@ -9,6 +9,8 @@
 // The commands are:
 //
 //	estimate   itemized per-GPU memory of one plan, for training or serving
+//	serve      the fewest GPUs and the ranked layouts that serve a model to
+//	           its users, with memory and speed
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //
@@ -52,4 +54,46 @@
 //
 //	$ planner models
 //	$ planner gpus --sources
+//
+// # Serve
+//
+// planner serve answers "on how many GPUs, in which layout, how fast?" for
+// a model, a context length and a number of concurrent users. It finds
+// the fewest GPUs whose weights and KV cache (every user at the full
+// context, in paged blocks of --block-size tokens) fit 90% of HBM, and
+// ranks the layouts on them: tensor parallelism inside the NVLink domain,
+// dividing the attention heads; pipeline stages across nodes; replicas
+// for the rest. With --gpus N it ranks the layouts on exactly N GPUs.
+//
+// For each layout it reports the weights' share of HBM, how many users of
+// the context fit, the longest context that fits the users, and the speed
+// from first principles: a decode step reads every GPU's weight shard and
+// the live KV cache once (time per output token), a prefill computes the
+// prompt's FLOPs (time to first token), plus the tensor-parallel
+// all-reduces and pipeline hand-offs; and the batch at which decode turns
+// compute-bound. The efficiencies are assumptions with cited defaults
+// (--hbm-efficiency, --flop-efficiency, --link-efficiency, --allreduce-us,
+// --network-us), printed with every answer.
+//
+// Llama 3.1 8B on one H100: the 19 GB plan of one 4,096-token
+// conversation, and how many such users one GPU holds:
+//
+//	$ planner serve --model llama3.1-8b --context 4096 --users 1
+//
+// Llama 3 70B for 32 users of 8,192 tokens:
+//
+//	$ planner serve --model llama3-70b --context 8192 --users 32
+//
+// When the load does not fit one node (or the --gpus given), three answers
+// stand side by side, each with its GPUs and speed: fewer bytes per
+// parameter, more memory per GPU, or more GPUs. Llama 3.1 405B in bf16
+// needs two nodes of H100s; fp8 fits eight, and so does bf16 on eight
+// H200s or B200s:
+//
+//	$ planner serve --model llama3.1-405b --context 8192 --users 16
+//
+// The layouts on exactly eight GPUs, as Markdown (--json gives raw base
+// units):
+//
+//	$ planner serve --model qwen3-30b-a3b --gpu h200 --gpus 8 --context 32768 --users 64 --kv-dtype fp8 --top 4 --markdown
 package main

@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
 	"models":   {"list the model catalog", runModels},
 	"gpus":     {"list the GPU catalog", runGPUs},
+	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
 }
 
 // usageError marks bad input: the CLI exits 2.

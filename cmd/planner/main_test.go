@@ -132,7 +132,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"estimate", "--model", "llama3-70b", "--hbm-fraction", "1.5"}, "HBM fraction 1.5"},
 		{[]string{"estimate", "--model", "llama3-70b", "--precision", "fp8", "--gpu", "a100"}, "a100-80gb has no FP8"},
 		{[]string{"estimate", "--model", "llama3-70b", "--mode", "infer"}, `--mode "infer"`},
-		{[]string{"estimate", "--model", "llama3-70b", "--mode", "serve", "--users", "0"}, "users=0"},
+		{[]string{"estimate", "--model", "llama3-70b", "--mode", "serve", "--users", "0"}, "--users 0: serve at least one user"},
 		{[]string{"estimate", "--model", "llama3-70b", "--mode", "serve", "--kv-dtype", "int2"}, `unknown dtype "int2"`},
 		{[]string{"estimate", "--model", "no/such/config.json"}, "no such file"},
 		{[]string{"estimate", "--model", "llama3-70b", "--tp"}, "flag needs an argument"},

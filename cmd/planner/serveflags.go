@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // serveFlags describe a serving load.
@@ -14,6 +15,8 @@ type serveFlags struct {
 	users        int
 	weightsDType string
 	kvDType      string
+	blockTokens  int
+	speed        speedFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -21,11 +24,22 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.users, "users", 1, "serving: concurrent sequences")
 	fs.StringVar(&f.weightsDType, "weights-dtype", "bf16", "serving: weight format: bf16, fp8, int4, fp32")
 	fs.StringVar(&f.kvDType, "kv-dtype", "bf16", "serving: KV cache format: bf16, fp8, fp32")
+	fs.IntVar(&f.blockTokens, "block-size", 16, "serving: paged KV-cache block in tokens (vLLM's default 16); 0 for a contiguous cache")
+	f.speed.register(fs)
 }
 
-// plan builds a serving plan of tp x pp GPUs per replica on gpus GPUs.
-func (f *serveFlags) plan(tp, pp, gpus int) (costmodel.ServePlan, error) {
-	s := costmodel.ServePlan{TP: tp, PP: pp, Context: f.context, Users: f.users}
+// load is the serving load of the flags: everything but the layout.
+func (f *serveFlags) load() (costmodel.ServePlan, error) {
+	s := costmodel.ServePlan{TP: 1, PP: 1, Replicas: 1, Context: f.context, Users: f.users, BlockTokens: f.blockTokens}
+	if f.users < 1 {
+		return s, badInputf("--users %d: serve at least one user", f.users)
+	}
+	if f.context < 1 {
+		return s, badInputf("--context %d: a sequence has at least one token", f.context)
+	}
+	if f.blockTokens < 0 {
+		return s, badInputf("--block-size %d: give a positive block size in tokens, or 0 for a contiguous cache", f.blockTokens)
+	}
 	var err error
 	if s.Weights, err = costmodel.ParseDType(f.weightsDType); err != nil {
 		return s, badInput(err)
@@ -33,11 +47,44 @@ func (f *serveFlags) plan(tp, pp, gpus int) (costmodel.ServePlan, error) {
 	if s.KV, err = costmodel.ParseDType(f.kvDType); err != nil {
 		return s, badInput(err)
 	}
+	return s, nil
+}
+
+// plan builds a serving plan of tp x pp GPUs per replica on gpus GPUs.
+func (f *serveFlags) plan(tp, pp, gpus int) (costmodel.ServePlan, error) {
+	s, err := f.load()
+	if err != nil {
+		return s, err
+	}
+	s.TP, s.PP = tp, pp
 	if tp < 1 || pp < 1 || gpus%(tp*pp) != 0 {
 		return s, badInputf("tp*pp = %d*%d does not divide %d GPUs", tp, pp, gpus)
 	}
 	s.Replicas = gpus / (tp * pp)
 	return s, nil
+}
+
+// speedFlags override the serving-speed assumptions.
+type speedFlags struct {
+	hbm, flop, link        float64
+	allReduceUS, networkUS float64
+}
+
+func (f *speedFlags) register(fs *flag.FlagSet) {
+	d := costmodel.DefaultAssumptions()
+	fs.Float64Var(&f.hbm, "hbm-efficiency", d.ServeHBMEfficiency, "serving: achieved share of the HBM bandwidth in decode")
+	fs.Float64Var(&f.flop, "flop-efficiency", d.ServeFLOPEfficiency, "serving: achieved share of the tensor-core peak in prefill")
+	fs.Float64Var(&f.link, "link-efficiency", d.ServeLinkEfficiency, "serving: achieved share of NVLink and network bandwidth")
+	fs.Float64Var(&f.allReduceUS, "allreduce-us", float64(d.ServeAllReduceLatency)*1e6, "serving: fixed latency of one tensor-parallel all-reduce, µs")
+	fs.Float64Var(&f.networkUS, "network-us", float64(d.ServeNetworkLatency)*1e6, "serving: fixed latency of one message between nodes, µs")
+}
+
+// apply sets the serving-speed fields of a and checks them.
+func (f *speedFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error) {
+	a.ServeHBMEfficiency, a.ServeFLOPEfficiency, a.ServeLinkEfficiency = f.hbm, f.flop, f.link
+	a.ServeAllReduceLatency = hardware.Seconds(f.allReduceUS / 1e6)
+	a.ServeNetworkLatency = hardware.Seconds(f.networkUS / 1e6)
+	return a, badInput(a.Validate())
 }
 
 func (f *estimateFlags) serveEstimate(m *costmodel.Model, a costmodel.Assumptions, w io.Writer) error {
@@ -51,6 +98,9 @@ func (f *estimateFlags) serveEstimate(m *costmodel.Model, a costmodel.Assumption
 	}
 	s, err := f.serve.plan(tp, pp, c.GPUs())
 	if err != nil {
+		return err
+	}
+	if a, err = f.serve.speed.apply(a); err != nil {
 		return err
 	}
 	r, err := costmodel.EstimateServe(m, c, s, a)

@@ -1,0 +1,59 @@
+package costmodel
+
+import "github.com/gpu-planner/planner/hardware"
+
+// The communication of a serving step, in three small private functions. They
+// use the latency-bandwidth (alpha-beta) cost of Hockney (1994, "The
+// communication challenge for MPP") with the ring collectives of Thakur,
+// Rabenseifner and Gropp (2005, "Optimization of Collective Communication
+// Operations in MPICH", sec. 4): an all-reduce is a reduce-scatter and an
+// all-gather, each moving (n-1)/n of the message over every link. For the
+// kilobyte messages of decode the fixed latency dominates; for the
+// megabyte messages of a long prefill the bandwidth does.
+//
+// They are deliberately local to serving so that the project's general
+// collective-time model can replace them in one place: serveAllReduce,
+// serveAllGather and serveSend are the only functions that know how a
+// collective costs time.
+
+// link is the tier a serving collective runs on: its per-direction
+// bandwidth per GPU and the fixed latency of one operation.
+type link struct {
+	bw      hardware.Bandwidth
+	latency hardware.Seconds
+	eff     float64
+}
+
+// scaleUpLink is the NVLink (or the GPU's scale-up fabric) inside a node.
+func scaleUpLink(c hardware.Cluster, a Assumptions) link {
+	return link{bw: c.GPU.ScaleUp, latency: a.ServeAllReduceLatency, eff: a.ServeLinkEfficiency}
+}
+
+// scaleOutLink is the network between nodes.
+func scaleOutLink(c hardware.Cluster, a Assumptions) link {
+	return link{bw: c.GPU.ScaleOut, latency: a.ServeNetworkLatency, eff: a.ServeLinkEfficiency}
+}
+
+// serveAllReduce is one all-reduce of bytes over n GPUs:
+// latency + 2(n-1)/n x bytes / (bandwidth x efficiency).
+func serveAllReduce(n int, bytes float64, l link) hardware.Seconds {
+	if n <= 1 {
+		return 0
+	}
+	return l.latency + hardware.Seconds(2*float64(n-1)/float64(n)*bytes/(float64(l.bw)*l.eff))
+}
+
+// serveAllGather is one all-gather of a bytes result over n GPUs:
+// latency + (n-1)/n x bytes / (bandwidth x efficiency).
+func serveAllGather(n int, bytes float64, l link) hardware.Seconds {
+	if n <= 1 {
+		return 0
+	}
+	return l.latency + hardware.Seconds(float64(n-1)/float64(n)*bytes/(float64(l.bw)*l.eff))
+}
+
+// serveSend is one point-to-point message of bytes (a pipeline hand-off):
+// latency + bytes / (bandwidth x efficiency).
+func serveSend(bytes float64, l link) hardware.Seconds {
+	return l.latency + hardware.Seconds(bytes/(float64(l.bw)*l.eff))
+}
