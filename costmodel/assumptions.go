@@ -33,6 +33,47 @@ type Assumptions struct {
 	// GradAccumFP32 keeps gradients in an fp32 buffer (Megatron-LM's
 	// default main_grad for bf16) instead of the parameter dtype.
 	GradAccumFP32 bool `json:"grad_accum_fp32"`
+
+	// GEMMEfficiency is the share of the dense tensor-core peak that a
+	// compute-bound matrix multiply reaches (fitted; see
+	// costmodel/calibration).
+	GEMMEfficiency float64 `json:"gemm_efficiency"`
+	// AttentionEfficiency is the share of the 16-bit peak that
+	// FlashAttention kernels reach, forward and backward together.
+	AttentionEfficiency float64 `json:"attention_efficiency"`
+	// HBMEfficiency is the share of the HBM bandwidth that memory-bound
+	// kernels (norms, activations, dropout, softmax, optimizer) reach
+	// (fitted).
+	HBMEfficiency float64 `json:"hbm_efficiency"`
+	// ScaleUpEfficiency and ScaleOutEfficiency are the bus bandwidth NCCL
+	// collectives reach as a share of the per-direction NVLink and
+	// per-GPU network bandwidth.
+	ScaleUpEfficiency  float64 `json:"scale_up_efficiency"`
+	ScaleOutEfficiency float64 `json:"scale_out_efficiency"`
+	// CollectiveLatency is the fixed cost of one collective call;
+	// ScaleUpHopLatency and ScaleOutHopLatency the cost of each step of
+	// its algorithm over NVLink and over the network.
+	CollectiveLatency  hardware.Seconds `json:"collective_latency_s"`
+	ScaleUpHopLatency  hardware.Seconds `json:"scale_up_hop_latency_s"`
+	ScaleOutHopLatency hardware.Seconds `json:"scale_out_hop_latency_s"`
+	// OverlapGradReduce overlaps the data-parallel gradient reduction
+	// with the backward pass (PyTorch DDP buckets, FSDP, Megatron-Core
+	// --overlap-grad-reduce); off, it runs after the last backward.
+	OverlapGradReduce bool `json:"overlap_grad_reduce"`
+	// OverlapParamGather overlaps ZeRO-1/2's all-gather of updated
+	// weights with the next step's forward (Megatron-Core
+	// --overlap-param-gather). ZeRO-3 always prefetches its gathers.
+	OverlapParamGather bool `json:"overlap_param_gather"`
+	// TPCommOverlap hides tensor-parallel collectives behind the layer's
+	// matrix multiplies (Megatron-Core --tp-comm-overlap, Transformer
+	// Engine userbuffers); off, they are on the critical path.
+	TPCommOverlap bool `json:"tp_comm_overlap"`
+	// OverlapP2P hides pipeline sends and receives behind compute
+	// (Megatron-Core --overlap-p2p-comm); off, they are exposed.
+	OverlapP2P bool `json:"overlap_p2p"`
+	// RankOrder lays the parallel dimensions over consecutive ranks,
+	// innermost first ("" is DefaultRankOrder, tp-cp-dp-pp).
+	RankOrder RankOrder `json:"rank_order"`
 }
 
 // DefaultAssumptions returns the documented defaults:
@@ -54,8 +95,13 @@ type Assumptions struct {
 //     2 MiB blocks and splits them; reserved memory commonly exceeds
 //     allocated by a few percent, more with varying shapes (set
 //     expandable_segments to reduce it). Measure yours and set it.
+//
+// Step time (sources in setPerformanceDefaults, perfassumptions.go):
+// GEMMEfficiency, HBMEfficiency and ScaleUpEfficiency are fitted to the
+// per-layer times of Korthikanti et al. 2022, Table 4; the others are
+// cited.
 func DefaultAssumptions() Assumptions {
-	return Assumptions{
+	a := Assumptions{
 		HBMFraction:    0.90,
 		CUDAContext:    1 * hardware.GB,
 		NCCLPerGroup:   256 * hardware.MiB,
@@ -63,6 +109,8 @@ func DefaultAssumptions() Assumptions {
 		ServeWorkspace: 1.5 * hardware.GB,
 		Fragmentation:  0.05,
 	}
+	a.setPerformanceDefaults()
+	return a
 }
 
 // Validate checks that every assumption is in its physical range.
@@ -72,6 +120,9 @@ func (a Assumptions) Validate() error {
 	}
 	if !(a.Fragmentation >= 0 && a.Fragmentation < 1) {
 		return fmt.Errorf("costmodel: fragmentation %g is not in [0, 1)", a.Fragmentation)
+	}
+	if err := a.validatePerformance(); err != nil {
+		return err
 	}
 	for _, b := range []struct {
 		name string
