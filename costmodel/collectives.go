@@ -131,13 +131,18 @@ func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	}
 	ring := float64(a.CollectiveLatency) + 2*steps + transfer
 	treeSteps := float64(g.local-1)*float64(a.ScaleUpHopLatency) + math.Ceil(math.Log2(float64(nodes)))*float64(a.ScaleOutHopLatency)
-	tree := float64(a.CollectiveLatency) + 2*treeSteps + transfer
+	tree := float64(a.CollectiveLatency) + 2*treeSteps + transfer/treeBandwidthShare
 	c.time = ring
 	if tree < ring {
 		c.time, c.algo = tree, Tree
 	}
 	return c
 }
+
+// treeBandwidthShare is the tree's bus bandwidth relative to the ring's
+// in NCCL's model (src/graph/tuning.cc: busBw x 0.9 for trees), which
+// makes the ring win for large messages and the tree for small ones.
+const treeBandwidthShare = 0.9
 
 // describeGroup is a group's placement in words, e.g. "8 ranks in 1 node"
 // or "64 ranks over 8 nodes (8 per node)".
