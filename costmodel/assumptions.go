@@ -74,6 +74,21 @@ type Assumptions struct {
 	// RankOrder lays the parallel dimensions over consecutive ranks,
 	// innermost first ("" is DefaultRankOrder, tp-cp-dp-pp).
 	RankOrder RankOrder `json:"rank_order"`
+	// KernelOverhead is the time every GPU kernel costs beyond its
+	// roofline time: the gap between dependent launches and the ramp and
+	// tail of its waves. It makes small operations less efficient than
+	// large ones, and more so on faster GPUs.
+	KernelOverhead hardware.Seconds `json:"kernel_overhead_s"`
+	// UnfusedElementwise runs RMSNorm, rotary embeddings and the SwiGLU
+	// gate as chains of separate PyTorch kernels with fp32 upcasts
+	// (eager mode without torch.compile, as torchtitan's 2024 model
+	// code), multiplying their memory traffic; off, they are fused
+	// kernels as in Megatron-LM and Transformer Engine.
+	UnfusedElementwise bool `json:"unfused_elementwise"`
+	// SustainedClock is the share of the datasheet tensor-core peak the
+	// GPU sustains under its power limit; 0 takes the GPU's default
+	// (SustainedClockOf).
+	SustainedClock float64 `json:"sustained_clock"`
 }
 
 // DefaultAssumptions returns the documented defaults:

@@ -17,8 +17,12 @@ type rates struct {
 	half float64 // FLOP/s of attention matmuls, which stay in 16 bits under fp8
 	attn float64 // FLOP/s of FlashAttention kernels
 	mem  float64 // bytes/s of memory-bound kernels
+	k0   float64 // seconds added to every kernel (KernelOverhead)
 	e    float64 // bytes per activation element
-	fp8  bool    // GEMM inputs are cast to fp8 (Transformer Engine)
+	// Traffic multipliers of unfused (eager) elementwise chains: 1 when
+	// fused.
+	normX, ropeX, gluX float64
+	fp8                bool // GEMM inputs are cast to fp8 (Transformer Engine)
 }
 
 // kernelCost is the time of a sequence of kernels on one GPU, by kind,
@@ -45,22 +49,26 @@ func (r rates) matmul(k *kernelCost, m, kk, n float64) {
 	in := r.e
 	if r.fp8 {
 		in = 1
-		k.mem += m * kk * (r.e + 1) / r.mem
+		k.mem += m*kk*(r.e+1)/r.mem + r.k0
 	}
 	bytes := in*(m*kk+kk*n) + r.e*m*n
-	k.gemm += max(flops/r.gemm, bytes/r.mem)
+	k.gemm += max(flops/r.gemm, bytes/r.mem) + r.k0
 	k.flops += flops
 }
 
 // bmm is a batched attention matmul (scores or weighted values) of the
 // given FLOPs and bytes, in 16 bits.
 func (r rates) bmm(k *kernelCost, flops, bytes float64) {
-	k.gemm += max(flops/r.half, bytes/r.mem)
+	k.gemm += max(flops/r.half, bytes/r.mem) + r.k0
 	k.flops += flops
 }
 
 // stream is a memory-bound kernel that moves bytes.
-func (r rates) stream(k *kernelCost, bytes float64) { k.mem += bytes / r.mem }
+func (r rates) stream(k *kernelCost, bytes float64) {
+	if bytes > 0 {
+		k.mem += bytes/r.mem + r.k0
+	}
+}
 
 // layerShape is what one plan fixes for the kernels of one layer on one
 // GPU and one micro-batch.
@@ -131,7 +139,24 @@ func (q pass) elementwise(fwd, bwd float64) {
 
 // norm reads and writes the width w forward; backward reads the input
 // and the gradient and writes the input gradient.
-func (q pass) norm(w float64) { q.elementwise(2*w, 3*w) }
+func (q pass) norm(w float64) { q.elementwise(2*w*q.r.normX, 3*w*q.r.normX) }
+
+// Traffic of eager PyTorch elementwise chains relative to one fused
+// kernel, counted from torchtitan's 2024 Llama code (models/llama/
+// model.py) in bytes per element, forward:
+//
+//   - RMSNorm x.float(), pow, mean, rsqrt, mul, type_as, * weight:
+//     2+4, 4+4, 4, 4+4, 4+2, 2+2 = 36 bytes against a fused 2+2: 9x;
+//     the autograd backward of the chain is taken as the same multiple.
+//   - Rotary embedding view_as_complex(x.float()), complex multiply,
+//     type_as: 2+4, 8+8, 4+2 = 28 bytes against 2+2: 7x.
+//   - SwiGLU silu(gate) then * up: 2+2, 4+2 = 10 bytes against a fused
+//     4+2: 5/3x (backward 16 against 10 bytes: about the same).
+const (
+	eagerRMSNorm = 9
+	eagerRoPE    = 7
+	eagerGLU     = 5.0 / 3
+)
 
 // residual adds the block output to the residual stream (reading both,
 // writing the sum); with dropout it also writes a 1-byte mask and the
@@ -169,7 +194,7 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 func mlpKernels(q pass, m *Model, f, h float64) {
 	if m.MLP == SwiGLU {
 		q.linear(h, 2*f)
-		q.elementwise(3*f, 5*f)
+		q.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
 	} else {
 		q.linear(h, f)
 		q.elementwise(2*f, 3*f)
@@ -221,7 +246,8 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 			q.norm((sh.heads + sh.kv) * qk)
 		}
 		if !m.LearnedPositions {
-			q.elementwise(2*(sh.heads+sh.kv)*qk, 2*(sh.heads+sh.kv)*qk)
+			w := 2 * (sh.heads + sh.kv) * qk * q.r.ropeX
+			q.elementwise(w, w)
 		}
 	}
 	coreKernels(q, sh, qk, v, m.Dropout)
@@ -246,8 +272,8 @@ func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
 	t, keys, a := q.t, sh.keys, sh.heads
 	if !sh.eager {
 		flops := 2 * t * keys * a * (qk + v)
-		fwd.attn, fwd.flops = flops/r.attn, flops
-		bwd.attn, bwd.flops = 2.5*flops/r.attn, 2.5*flops
+		fwd.attn, fwd.flops = flops/r.attn+r.k0, flops
+		bwd.attn, bwd.flops = 2.5*flops/r.attn+r.k0, 2.5*flops
 	} else {
 		e := r.e
 		scores := t * keys * a // elements of the score matrix

@@ -119,12 +119,16 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	return in
 }
 
-// rates are the kernel speeds of plan p on e's GPU.
+// rates are the kernel speeds of plan p on e's GPU: the tensor-core
+// peak of the training precision at the GPU's sustained clock times the
+// GEMM or attention efficiency, and the HBM bandwidth times its
+// efficiency.
 func (e *Evaluator) rates(p Plan) rates {
 	g, a := e.c.GPU, e.a
 	peak, _ := g.Peak(p.Precision.String()) // checked by Estimate; 0 gives +Inf times
 	half := peak
-	r := rates{e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency}
+	r := rates{e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
+		normX: 1, ropeX: 1, gluX: 1}
 	switch p.Precision {
 	case FP8:
 		half = g.PeakBF16
@@ -132,9 +136,16 @@ func (e *Evaluator) rates(p Plan) rates {
 	case FP32:
 		r.e = 4
 	}
-	r.gemm = float64(peak) * a.GEMMEfficiency
-	r.half = float64(half) * a.GEMMEfficiency
-	r.attn = float64(half) * a.AttentionEfficiency
+	clock := a.SustainedClockOf(g)
+	r.gemm = float64(peak) * clock * a.GEMMEfficiency
+	r.half = float64(half) * clock * a.GEMMEfficiency
+	r.attn = float64(half) * clock * a.AttentionEfficiency
+	if a.UnfusedElementwise {
+		r.ropeX, r.gluX = eagerRoPE, eagerGLU
+		if e.m.Norm == RMSNorm {
+			r.normX = eagerRMSNorm
+		}
+	}
 	return r
 }
 
