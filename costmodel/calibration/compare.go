@@ -27,6 +27,9 @@ type Result struct {
 // Predict evaluates a case with base assumptions (the case's framework
 // settings on top).
 func Predict(c Case, base costmodel.Assumptions) (Result, error) {
+	if _, err := c.Cluster.GPU.Peak(c.Plan.Precision.String()); err != nil {
+		return Result{}, err
+	}
 	e, err := costmodel.NewEvaluator(c.Model, c.Cluster, c.Assumptions(base))
 	if err != nil {
 		return Result{}, err
