@@ -16,7 +16,7 @@ const (
 	nameCPFwd      = "cp: K/V ring, forward"
 	nameCPBwd      = "cp: K/V and gradient ring, backward"
 	nameCPRec      = "cp: K/V ring, recompute"
-	namePP         = "pp: activations and gradients at stage boundaries"
+	namePP         = "pp: stage-boundary activations and gradients"
 	namePPGather   = "pp: all-gather after scatter/gather"
 	namePPEmbed    = "pp: tied embedding gradients"
 	nameDPAR       = "dp: gradient all-reduce"

@@ -42,19 +42,18 @@ const FLOPFormula = "model FLOPs/token = 3 x forward (forward 1x, backward 2x), 
 // Performance estimates the speed of plan p, which must be normalized
 // (Plan.Normalize) for e's model. It does not allocate.
 func (e *Evaluator) Performance(p Plan) Performance {
-	var set commSet
-	s := e.stepTime(p, &set)
-	return e.performance(p, s, &set)
+	return e.performance(p, e.stepTime(p, nil))
 }
 
 // performance derives the rates from a breakdown.
-func (e *Evaluator) performance(p Plan, s StepTime, set *commSet) Performance {
+func (e *Evaluator) performance(p Plan, res stepResult) Performance {
+	s := res.StepTime
 	peak, _ := e.c.GPU.Peak(p.Precision.String())
 	gpus := float64(p.GPUs())
 	tokens := float64(p.GlobalBatch) * float64(p.Seq)
 	model, hw := e.flopsPerToken(p)
 	step := float64(s.Total)
-	net, tier := set.exposedNetwork()
+	net, tier := res.network, res.tier
 	perGPU := model * tokens / gpus / step
 	return Performance{
 		StepTime:              s.Total,

@@ -75,6 +75,10 @@ type stageTime struct {
 	tail          [numCommKinds]float64 // per step, after the last micro-batch
 	optimizer     float64
 	perMB         float64 // one micro-batch: kernels + exposed communication
+	// Exposed network bytes per micro-batch and per step, and the
+	// slowest tier with exposed traffic.
+	netMB, netTail float64
+	tier           hardware.Tier
 }
 
 // total is the stage's time on its own: m micro-batches and the tail.
@@ -89,12 +93,19 @@ func (st *stageTime) total(m float64) float64 {
 // addComm adds a collective's exposed time to the stage (per micro-batch
 // or per step) and records it with per-step counts.
 func (st *stageTime) addComm(set *commSet, it commItem, perMicroBatch bool, m float64) {
+	var net float64
+	if t := it.calls * it.cost.time; it.exposed > 0 && t > 0 {
+		net = it.calls * it.cost.network * min(it.exposed/t, 1)
+		st.tier = max(st.tier, it.g.tier())
+	}
 	if perMicroBatch {
 		st.exposed[it.kind] += it.exposed
+		st.netMB += net
 		it.calls *= m
 		it.exposed *= m
 	} else {
 		st.tail[it.kind] += it.exposed
+		st.netTail += net
 	}
 	set.add(it)
 }
@@ -158,12 +169,19 @@ func (e *Evaluator) rates(p Plan) rates {
 // which is (m + (pp-1)/v) x t + tail for equal stages: the 1F1B bubble
 // of (pp-1)/m divided by the virtual stages when interleaved (Narayanan
 // et al. 2021, sec. 2.2); GPipe has the same bubble (Huang et al. 2019).
-func (e *Evaluator) stepTime(p Plan, set *commSet) StepTime {
+func (e *Evaluator) stepTime(p Plan, set *commSet) stepResult {
 	in := e.newStepInput(p)
-	var crit stageTime
+	var crit, prev stageTime
 	critR, critT, sum := 0, -1.0, 0.0
+	prevLayers, prevMoE := -1, -1
 	for r := range p.PP {
-		st := e.stage(&in, r, nil)
+		// Middle stages with the same layers cost the same: reuse.
+		layers, moe := p.stageLayers(e.m.Layers, e.m.Layers-e.m.MoELayers(), r)
+		st := prev
+		if r <= 1 || r == p.PP-1 || layers != prevLayers || moe != prevMoE {
+			st = e.stage(&in, r, nil)
+		}
+		prev, prevLayers, prevMoE = st, layers, moe
 		sum += st.perMB
 		if t := st.total(in.m); t > critT {
 			crit, critR, critT = st, r, t
@@ -172,7 +190,16 @@ func (e *Evaluator) stepTime(p Plan, set *commSet) StepTime {
 	if set != nil {
 		e.stage(&in, critR, set)
 	}
-	return in.breakdown(&crit, critR, (sum-crit.perMB)/in.v)
+	return stepResult{StepTime: in.breakdown(&crit, critR, (sum-crit.perMB)/in.v),
+		network: in.m*crit.netMB + crit.netTail, tier: crit.tier}
+}
+
+// stepResult is a breakdown with the exposed network traffic of the
+// critical stage.
+type stepResult struct {
+	StepTime
+	network float64
+	tier    hardware.Tier
 }
 
 // breakdown assembles the StepTime of the critical stage.

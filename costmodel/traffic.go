@@ -1,10 +1,6 @@
 package costmodel
 
-import (
-	"fmt"
-
-	"github.com/gpu-planner/planner/hardware"
-)
+import "github.com/gpu-planner/planner/hardware"
 
 // CommKind is the parallelism a collective serves; exposed communication
 // is reported per kind.
@@ -109,20 +105,6 @@ func (s *commSet) lines() []TrafficLine {
 	return out
 }
 
-// exposedNetwork is the network bytes per GPU and step that are not
-// hidden: each line's network bytes times its exposed share.
-func (s *commSet) exposedNetwork() (bytes float64, slowest hardware.Tier) {
-	for _, it := range s.items[:s.n] {
-		total := it.calls * it.cost.time
-		if it.exposed <= 0 || total <= 0 {
-			continue
-		}
-		bytes += it.calls * it.cost.network * min(it.exposed/total, 1)
-		slowest = max(slowest, it.g.tier())
-	}
-	return bytes, slowest
-}
-
 // Sources of the traffic lines.
 const (
 	srcTPComm  = "Shoeybi et al. 2019 (arXiv:1909.08053), sec. 3: two all-reduces per layer forward and two backward; Korthikanti et al. 2022, sec. 4.2.2: all-gather + reduce-scatter of the same volume with sequence parallelism"
@@ -132,13 +114,3 @@ const (
 	srcZeRO3   = "Rajbhandari et al. 2020, ZeRO, sec. 7.2.2: weight all-gather forward and backward, gradient reduce-scatter (1.5x DDP); Zhao et al. 2023, PyTorch FSDP"
 	srcEmbComm = "Shoeybi et al. 2019, sec. 3: the vocabulary-parallel embedding all-reduces its output; Narayanan et al. 2021: tied embedding gradients all-reduced between the first and last stage"
 )
-
-// describeTraffic is the one-line summary of a set, for notes.
-func describeTraffic(lines []TrafficLine) string {
-	var total, net hardware.Bytes
-	for _, l := range lines {
-		total += l.Bytes
-		net += l.NetworkBytes
-	}
-	return fmt.Sprintf("%v per GPU per step, %v of it over the network", total, net)
-}

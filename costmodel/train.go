@@ -85,7 +85,7 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 		r.Levers = e.levers(p, peak.Total)
 	}
 	var set commSet
-	r.Performance = e.performance(p, e.stepTime(p, &set), &set)
+	r.Performance = e.performance(p, e.stepTime(p, &set))
 	r.Traffic = set.lines()
 	r.FLOPFormula = FLOPFormula
 	return r, nil

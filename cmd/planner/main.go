@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
 	"models":   {"list the model catalog", runModels},
 	"gpus":     {"list the GPU catalog", runGPUs},
+	"validate": {"compare predicted step times with the published measurements", runValidate},
 }
 
 // usageError marks bad input: the CLI exits 2.

@@ -106,6 +106,16 @@ func newCase(r Row) (Case, error) {
 	if err := coverage(r); err != nil {
 		return Case{}, err
 	}
+	c, err := newSetup(r)
+	if err != nil {
+		return Case{}, err
+	}
+	c.Target, err = rowTarget(r, c.Model, c.Plan.Seq)
+	return c, err
+}
+
+// newSetup maps a row's model, cluster and plan.
+func newSetup(r Row) (Case, error) {
 	fw, ok := frameworkOf(r)
 	if !ok {
 		return Case{}, fmt.Errorf("no framework settings for source %s", r.Source())
@@ -119,9 +129,6 @@ func newCase(r Row) (Case, error) {
 		return Case{}, err
 	}
 	if err = c.plan(); err != nil {
-		return Case{}, err
-	}
-	if c.Target, err = rowTarget(r, c.Model, c.Plan.Seq); err != nil {
 		return Case{}, err
 	}
 	return c, nil

@@ -19,6 +19,9 @@ import (
 // held out.
 const FitSubset = "korthikanti2022_table4"
 
+// ErrNoFitRows is Fit's error for data without FitSubset rows.
+var ErrNoFitRows = errors.New("calibration: no rows of " + FitSubset + " to fit")
+
 // InFitSubset reports whether a case is one the parameters are fitted on.
 func InFitSubset(c Case) bool { return c.Row.Source() == FitSubset }
 
@@ -63,7 +66,7 @@ func Fit(rows []Row, base costmodel.Assumptions) (FitResult, error) {
 		}
 	}
 	if len(fit) == 0 {
-		return FitResult{}, errors.New("calibration: no rows of " + FitSubset + " to fit")
+		return FitResult{}, ErrNoFitRows
 	}
 	at := func(x []float64) FitResult {
 		return FitResult{GEMMEfficiency: logistic(x[0]), HBMEfficiency: logistic(x[1]), ScaleUpEfficiency: logistic(x[2])}
