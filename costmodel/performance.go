@@ -40,7 +40,9 @@ const FLOPFormula = "model FLOPs/token = 3 x forward (forward 1x, backward 2x), 
 	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the attention core (selective)"
 
 // Performance estimates the speed of plan p, which must be normalized
-// (Plan.Normalize) for e's model. It does not allocate.
+// (Plan.Normalize) for e's model and use a precision e's GPU supports
+// (Estimate checks both; an unsupported precision gives infinite times).
+// It does not allocate.
 func (e *Evaluator) Performance(p Plan) Performance {
 	return e.performance(p, e.stepTime(p, nil))
 }
