@@ -49,6 +49,62 @@ type Assumptions struct {
 	// ServeNetworkLatency is the fixed time of one message between GPUs
 	// on different nodes: a pipeline hand-off across the network.
 	ServeNetworkLatency hardware.Seconds `json:"serve_network_latency_s"`
+
+	// GEMMEfficiency is the share of the dense tensor-core peak that a
+	// compute-bound matrix multiply reaches (fitted; see
+	// costmodel/calibration).
+	GEMMEfficiency float64 `json:"gemm_efficiency"`
+	// AttentionEfficiency is the share of the 16-bit peak that
+	// FlashAttention kernels reach, forward and backward together.
+	AttentionEfficiency float64 `json:"attention_efficiency"`
+	// HBMEfficiency is the share of the HBM bandwidth that memory-bound
+	// kernels (norms, activations, dropout, softmax, optimizer) reach
+	// (fitted).
+	HBMEfficiency float64 `json:"hbm_efficiency"`
+	// ScaleUpEfficiency and ScaleOutEfficiency are the bus bandwidth NCCL
+	// collectives reach as a share of the per-direction NVLink and
+	// per-GPU network bandwidth.
+	ScaleUpEfficiency  float64 `json:"scale_up_efficiency"`
+	ScaleOutEfficiency float64 `json:"scale_out_efficiency"`
+	// CollectiveLatency is the fixed cost of one collective call;
+	// ScaleUpHopLatency and ScaleOutHopLatency the cost of each step of
+	// its algorithm over NVLink and over the network.
+	CollectiveLatency  hardware.Seconds `json:"collective_latency_s"`
+	ScaleUpHopLatency  hardware.Seconds `json:"scale_up_hop_latency_s"`
+	ScaleOutHopLatency hardware.Seconds `json:"scale_out_hop_latency_s"`
+	// OverlapGradReduce overlaps the data-parallel gradient reduction
+	// with the backward pass (PyTorch DDP buckets, FSDP, Megatron-Core
+	// --overlap-grad-reduce); off, it runs after the last backward.
+	OverlapGradReduce bool `json:"overlap_grad_reduce"`
+	// OverlapParamGather overlaps ZeRO-1/2's all-gather of updated
+	// weights with the next step's forward (Megatron-Core
+	// --overlap-param-gather). ZeRO-3 always prefetches its gathers.
+	OverlapParamGather bool `json:"overlap_param_gather"`
+	// TPCommOverlap hides tensor-parallel collectives behind the layer's
+	// matrix multiplies (Megatron-Core --tp-comm-overlap, Transformer
+	// Engine userbuffers); off, they are on the critical path.
+	TPCommOverlap bool `json:"tp_comm_overlap"`
+	// OverlapP2P hides pipeline sends and receives behind compute
+	// (Megatron-Core --overlap-p2p-comm); off, they are exposed.
+	OverlapP2P bool `json:"overlap_p2p"`
+	// RankOrder lays the parallel dimensions over consecutive ranks,
+	// innermost first ("" is DefaultRankOrder, tp-cp-dp-pp).
+	RankOrder RankOrder `json:"rank_order"`
+	// KernelOverhead is the time every GPU kernel costs beyond its
+	// roofline time: the gap between dependent launches and the ramp and
+	// tail of its waves. It makes small operations less efficient than
+	// large ones, and more so on faster GPUs.
+	KernelOverhead hardware.Seconds `json:"kernel_overhead_s"`
+	// UnfusedElementwise runs RMSNorm, rotary embeddings and the SwiGLU
+	// gate as chains of separate PyTorch kernels with fp32 upcasts
+	// (eager mode without torch.compile, as torchtitan's 2024 model
+	// code), multiplying their memory traffic; off, they are fused
+	// kernels as in Megatron-LM and Transformer Engine.
+	UnfusedElementwise bool `json:"unfused_elementwise"`
+	// SustainedClock is the share of the datasheet tensor-core peak the
+	// GPU sustains under its power limit; 0 takes the GPU's default
+	// (SustainedClockOf).
+	SustainedClock float64 `json:"sustained_clock"`
 }
 
 // DefaultAssumptions returns the documented defaults:
@@ -88,20 +144,28 @@ type Assumptions struct {
 //   - ServeNetworkLatency 20 µs: an 8-byte all-reduce between two A100
 //     nodes over HDR InfiniBand, one GPU each, takes 19-20 µs
 //     (NVIDIA/nccl-tests#150).
+//
+// Step time (sources in setPerformanceDefaults, perfassumptions.go):
+// GEMMEfficiency, HBMEfficiency and ScaleUpEfficiency are fitted to the
+// per-layer times of Korthikanti et al. 2022, Table 4; the others are
+// cited.
 func DefaultAssumptions() Assumptions {
-	return Assumptions{
-		HBMFraction:           0.90,
-		CUDAContext:           1 * hardware.GB,
-		NCCLPerGroup:          256 * hardware.MiB,
-		TrainWorkspace:        256 * hardware.MiB,
-		ServeWorkspace:        1.5 * hardware.GB,
-		Fragmentation:         0.05,
+	a := Assumptions{
+		HBMFraction:    0.90,
+		CUDAContext:    1 * hardware.GB,
+		NCCLPerGroup:   256 * hardware.MiB,
+		TrainWorkspace: 256 * hardware.MiB,
+		ServeWorkspace: 1.5 * hardware.GB,
+		Fragmentation:  0.05,
+
 		ServeHBMEfficiency:    0.75,
 		ServeFLOPEfficiency:   0.65,
 		ServeLinkEfficiency:   0.80,
 		ServeAllReduceLatency: 10e-6,
 		ServeNetworkLatency:   20e-6,
 	}
+	a.setPerformanceDefaults()
+	return a
 }
 
 // Validate checks that every assumption is in its physical range.
@@ -111,6 +175,9 @@ func (a Assumptions) Validate() error {
 	}
 	if !(a.Fragmentation >= 0 && a.Fragmentation < 1) {
 		return fmt.Errorf("costmodel: fragmentation %g is not in [0, 1)", a.Fragmentation)
+	}
+	if err := a.validatePerformance(); err != nil {
+		return err
 	}
 	for _, e := range []struct {
 		name string

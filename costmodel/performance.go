@@ -14,7 +14,8 @@ type Performance struct {
 	TokensPerSecondPerGPU float64 `json:"tokens_per_s_per_gpu"`
 	// ModelFLOPsPerGPU is the model FLOP/s each GPU achieves (no
 	// recompute counted); MFU and HFU divide the model and the hardware
-	// FLOP/s (recompute counted) by the GPU's dense peak.
+	// FLOP/s (recompute counted) by the GPU's dense peak at the training
+	// precision. The FLOP count is FLOPFormula.
 	ModelFLOPsPerGPU hardware.FLOPRate `json:"model_flops_per_gpu"`
 	MFU              float64           `json:"mfu"`
 	HFU              float64           `json:"hfu"`
@@ -25,35 +26,68 @@ type Performance struct {
 	// tier that carries exposed traffic.
 	ExposedNetworkBytes hardware.Bytes `json:"exposed_network_bytes"`
 	ExposedTier         hardware.Tier  `json:"exposed_tier"`
+	// ModelFLOPsPerToken is 3x the forward FLOPs of one token;
+	// HardwareFLOPsPerToken adds what recompute repeats.
+	ModelFLOPsPerToken    hardware.FLOPs `json:"model_flops_per_token"`
+	HardwareFLOPsPerToken hardware.FLOPs `json:"hardware_flops_per_token"`
+	// Breakdown itemizes StepTime.
+	Breakdown StepTime `json:"breakdown"`
 }
 
-// provisionalEfficiency is the share of the dense peak the GEMMs reach in
-// this first step-time model, which counts compute and the pipeline
-// bubble only. It is replaced by the calibrated model of the traffic and
-// step-time work.
-const provisionalEfficiency = 0.45
+// FLOPFormula states how Performance counts FLOPs.
+const FLOPFormula = "model FLOPs/token = 3 x forward (forward 1x, backward 2x), forward = 2 x active non-embedding params " +
+	"+ 2 x h x vocab (logits) + layers x 2 x heads x (d_qk + d_v) x (s+1)/2 (causal attention); " +
+	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the attention core (selective)"
 
 // Performance estimates the speed of plan p, which must be normalized
-// (Plan.Normalize) for e's model. It does not allocate.
+// (Plan.Normalize) for e's model and use a precision e's GPU supports
+// (Estimate checks both; an unsupported precision gives infinite times).
+// It does not allocate.
 func (e *Evaluator) Performance(p Plan) Performance {
+	return e.performance(p, e.stepTime(p, nil))
+}
+
+// performance derives the rates from a breakdown.
+func (e *Evaluator) performance(p Plan, res stepResult) Performance {
+	s := res.StepTime
 	peak, _ := e.c.GPU.Peak(p.Precision.String())
 	gpus := float64(p.GPUs())
 	tokens := float64(p.GlobalBatch) * float64(p.Seq)
-	fwd := float64(e.m.ForwardFLOPsPerToken(p.Seq)) * tokens / gpus
-	model := 3 * fwd
-	hw := model
-	if p.Recompute == Full {
-		hw += fwd
-	}
-	compute := hw / (float64(peak) * provisionalEfficiency)
-	bubble := float64(p.PP-1) / (float64(p.MicroBatches()) * float64(p.VPP))
-	step := compute * (1 + bubble)
+	model, hw := e.flopsPerToken(p)
+	step := float64(s.Total)
+	net, tier := res.network, res.tier
+	perGPU := model * tokens / gpus / step
 	return Performance{
-		StepTime:              hardware.Seconds(step),
+		StepTime:              s.Total,
 		TokensPerSecond:       tokens / step,
 		TokensPerSecondPerGPU: tokens / step / gpus,
-		ModelFLOPsPerGPU:      hardware.FLOPRate(model / step),
-		MFU:                   model / step / float64(peak),
-		HFU:                   hw / step / float64(peak),
+		ModelFLOPsPerGPU:      hardware.FLOPRate(perGPU),
+		MFU:                   perGPU / float64(peak),
+		HFU:                   hw * tokens / gpus / step / float64(peak),
+		ExposedComm:           s.exposed(),
+		ExposedNetworkBytes:   hardware.Bytes(net),
+		ExposedTier:           tier,
+		ModelFLOPsPerToken:    hardware.FLOPs(model),
+		HardwareFLOPsPerToken: hardware.FLOPs(hw),
+		Breakdown:             s,
 	}
+}
+
+// flopsPerToken is the model and hardware FLOPs of one token (FLOPFormula).
+// Full recompute repeats the forward of the transformer layers (not the
+// output layer, which Megatron-LM does not checkpoint); selective
+// recompute repeats the attention core: the causal score and value
+// FLOPs (Korthikanti et al. 2022, sec. 5; Appendix A counts the same).
+func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
+	fwd := float64(e.m.ForwardFLOPsPerToken(p.Seq))
+	model = 3 * fwd
+	switch p.Recompute {
+	case Full:
+		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden)
+	case Selective:
+		hw = model + float64(e.m.Layers)*e.m.attentionFLOPsPerKey()*(float64(p.Seq)+1)/2
+	default:
+		hw = model
+	}
+	return model, hw
 }

@@ -21,7 +21,7 @@ type ServeSpeed struct {
 	Batch int `json:"batch"`
 	// Decode is one step of the whole batch at the full context (the
 	// slowest step of a conversation); TimePerOutputToken is its time.
-	Decode             StepTime         `json:"decode"`
+	Decode             ServeStep        `json:"decode"`
 	TimePerOutputToken hardware.Seconds `json:"time_per_output_token_s"`
 	// TokensPerSecondPerUser is 1/TimePerOutputToken; TokensPerSecond
 	// counts every user on every replica.
@@ -29,7 +29,7 @@ type ServeSpeed struct {
 	TokensPerSecond        float64 `json:"tokens_per_s"`
 	// Prefill is the forward pass of one prompt of Context tokens alone;
 	// TimeToFirstToken is its time.
-	Prefill          StepTime         `json:"prefill"`
+	Prefill          ServeStep        `json:"prefill"`
 	TimeToFirstToken hardware.Seconds `json:"time_to_first_token_s"`
 	// Peak is the dense tensor-core peak the GEMMs run at (fp8 for fp8
 	// weights on GPUs with fp8 tensor cores, bf16 otherwise) and
@@ -45,9 +45,9 @@ type ServeSpeed struct {
 	ComputeBoundBatchShort float64 `json:"compute_bound_batch_short"`
 }
 
-// StepTime is one forward step of a replica, summed over its pipeline
+// ServeStep is one forward step of a serving replica, summed over its pipeline
 // stages (a token crosses them one after another).
-type StepTime struct {
+type ServeStep struct {
 	// Memory and Compute are the roofline's two times; each stage counts
 	// the larger of its own two in Total.
 	Memory  hardware.Seconds `json:"memory_s"`
@@ -124,8 +124,8 @@ type speedModel struct {
 
 // step is one forward step of batch sequences: decode (one new token each
 // at context n) or prefill (n prompt tokens of one sequence).
-func (e speedModel) step(batch, n int, prefill bool) StepTime {
-	var t StepTime
+func (e speedModel) step(batch, n int, prefill bool) ServeStep {
+	var t ServeStep
 	tokens := batch
 	if prefill {
 		tokens = n

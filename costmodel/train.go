@@ -38,6 +38,12 @@ type Report struct {
 	// Levers, when the plan does not fit, are changes that shrink the
 	// peak, each with the memory it leads to.
 	Levers []Lever `json:"levers,omitempty"`
+	// Performance is the step time, its breakdown and the throughput;
+	// Traffic the collectives of one step on the slowest pipeline stage.
+	Performance Performance   `json:"performance"`
+	Traffic     []TrafficLine `json:"traffic"`
+	// FLOPFormula states how MFU and HFU count FLOPs.
+	FLOPFormula string `json:"flop_formula"`
 }
 
 // Estimate computes the per-GPU memory of training model m on cluster c
@@ -78,6 +84,10 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 	if !r.Memory.Fits {
 		r.Levers = e.levers(p, peak.Total)
 	}
+	var set commSet
+	r.Performance = e.performance(p, e.stepTime(p, &set))
+	r.Traffic = set.lines()
+	r.FLOPFormula = FLOPFormula
 	return r, nil
 }
 

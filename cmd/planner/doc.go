@@ -8,11 +8,13 @@
 //
 // The commands are:
 //
-//	estimate   itemized per-GPU memory of one plan, for training or serving
+//	estimate   itemized per-GPU memory of one plan, for training or serving;
+//	           for training also its communication and step time
 //	serve      the fewest GPUs and the ranked layouts that serve a model to
 //	           its users, with memory and speed
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
+//	validate   predicted step times against the published measurements
 //
 // Every command takes -h for its flags and --json for machine output in
 // raw base units (bytes as integers). Bad input exits with status 2 and a
@@ -30,6 +32,21 @@
 // and --stages prints every stage:
 //
 //	$ planner estimate --model llama3-405b --gpus 16384 --tp 8 --pp 16 --sp --zero 1 --recompute full --seq 8192 --gbs 2048 --stages
+//
+// After the memory, a training estimate lists every collective of one
+// step on the slowest pipeline stage (bytes per GPU, link tier, time and
+// the part not hidden behind compute) and the step time: compute,
+// recompute, pipeline bubble, exposed communication per kind, optimizer,
+// then tokens/s, model FLOP/s per GPU, MFU and HFU. Llama 3 70B with
+// tensor parallelism inside each node, two pipeline stages and the
+// distributed optimizer across nodes:
+//
+//	$ planner estimate --model llama3-70b --gpus 64 --tp 8 --pp 2 --sp --zero 1 --recompute selective --seq 8192 --gbs 128
+//
+// The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
+// --overlap-param-gather, --overlap-p2p and the efficiency flags change the
+// step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of
+// up to 72 GPUs on NVLink.
 //
 // A plan that does not fit names its largest lines and the changes that
 // would shrink it, each with the memory it leads to:
@@ -72,7 +89,7 @@
 // prompt's FLOPs (time to first token), plus the tensor-parallel
 // all-reduces and pipeline hand-offs; and the batch at which decode turns
 // compute-bound. The efficiencies are assumptions with cited defaults
-// (--hbm-efficiency, --flop-efficiency, --link-efficiency, --allreduce-us,
+// (--decode-hbm-efficiency, --prefill-flop-efficiency, --serve-link-efficiency, --allreduce-us,
 // --network-us), printed with every answer.
 //
 // Llama 3.1 8B on one H100: the 19 GB plan of one 4,096-token
@@ -96,4 +113,17 @@
 // units):
 //
 //	$ planner serve --model qwen3-30b-a3b --gpu h200 --gpus 8 --context 32768 --users 64 --kv-dtype fp8 --top 4 --markdown
+//
+// # Validate
+//
+// The step-time model against the 83 published measurements of
+// costmodel/calibration/testdata/measured.csv: the fit of its three
+// fitted parameters, every row's predicted and measured step time (or
+// tokens/s per GPU, or layer time) with the relative error and the
+// settings the source leaves unstated, the error per source, the memory
+// of rows that ran out of it, and the rows that cannot be modeled with
+// the reason. --csv reads another file with the same columns; --json
+// prints all of it as JSON.
+//
+//	$ planner validate
 package main

@@ -16,6 +16,7 @@ type estimateFlags struct {
 	cluster clusterFlags
 	plan    planFlags
 	assume  assumptionFlags
+	perf    perfFlags
 	serve   serveFlags
 }
 
@@ -29,6 +30,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	f.cluster.register(fs)
 	f.plan.register(fs)
 	f.assume.register(fs)
+	f.perf.register(fs)
 	f.serve.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -40,6 +42,9 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	a, err := f.assume.resolve()
 	if err != nil {
+		return err
+	}
+	if a, err = f.perf.apply(a); err != nil {
 		return err
 	}
 	switch f.mode {
@@ -90,7 +95,10 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	if stages {
 		writeStages(w, r)
 	}
+	writeTraffic(w, r)
+	writeStepTime(w, r)
 	writeAssumptions(w, r.Assumptions)
+	writeStepAssumptions(w, r.Assumptions, r.Cluster.GPU)
 	writeNotes(w, r.Notes)
 }
 

@@ -34,6 +34,7 @@ var commands = map[string]command{
 	"models":   {"list the model catalog", runModels},
 	"gpus":     {"list the GPU catalog", runGPUs},
 	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
+	"validate": {"compare predicted step times with the published measurements", runValidate},
 }
 
 // usageError marks bad input: the CLI exits 2.

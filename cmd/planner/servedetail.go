@@ -62,7 +62,7 @@ func writeSpeed(w io.Writer, l *search.ServeLayout, s tableStyle) {
 		crossover, v.ComputeBoundBatchShort, v.OpsPerByte, v.Peak, g.MemBandwidth)
 }
 
-func bound(t costmodel.StepTime) string {
+func bound(t costmodel.ServeStep) string {
 	if t.MemoryBound {
 		return "memory-bound"
 	}

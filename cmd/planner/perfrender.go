@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// writeTraffic prints the collectives of one step on the slowest stage.
+func writeTraffic(w io.Writer, r *costmodel.Report) {
+	b := r.Performance.Breakdown
+	fmt.Fprintf(w, "\ncommunication per GPU per step, pipeline stage %d of %d (the slowest):\n", b.Stage, r.Plan.PP)
+	if len(r.Traffic) == 0 {
+		fmt.Fprintln(w, "  none (no parallel dimension above 1)")
+		return
+	}
+	const nw = 48
+	fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10s %10s %10s  %s\n", nw, "collective", "operation", "tier", "algo", "bytes/GPU", "time", "exposed", "group")
+	var bytes, net hardware.Bytes
+	var t, x hardware.Seconds
+	for _, l := range r.Traffic {
+		fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10v %10v %10v  %s\n", nw, l.Name, l.Collective, l.Tier, l.Algorithm,
+			l.Bytes, l.Time, l.Exposed, l.Group)
+		bytes, net, t, x = bytes+l.Bytes, net+l.NetworkBytes, t+l.Time, x+l.Exposed
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", nw+60))
+	fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10v %10v %10v  %v of it over the network\n", nw, "total", "", "", "", bytes, t, x, net)
+}
+
+// writeStepTime prints the step-time breakdown and the throughput.
+func writeStepTime(w io.Writer, r *costmodel.Report) {
+	perf, p := r.Performance, r.Plan
+	b := perf.Breakdown
+	fmt.Fprintf(w, "\nstep time, pipeline stage %d of %d, %s:\n", b.Stage, p.PP, plural(b.MicroBatches, "micro-batch", "micro-batches"))
+	line := func(name string, v hardware.Seconds, note string) {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
+	}
+	line("compute: forward and backward", b.Compute,
+		fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound))
+	if p.Recompute != costmodel.NoRecompute {
+		what := map[costmodel.Recompute]string{costmodel.Full: "the forward of every layer again",
+			costmodel.Selective: "the attention core again"}[p.Recompute]
+		line("recompute ("+p.Recompute.String()+")", b.Recompute, what)
+	}
+	if p.PP > 1 {
+		v := 1
+		if p.Interleaved() {
+			v = p.VPP
+		}
+		line("pipeline bubble", b.Bubble, fmt.Sprintf("about (pp-1)/(m v) = %d/(%d x %d) of the busy time", p.PP-1, b.MicroBatches, v))
+	}
+	for _, c := range []struct {
+		kind string
+		v    hardware.Seconds
+	}{{"tp", b.ExposedTP}, {"cp", b.ExposedCP}, {"pp", b.ExposedPP}, {"dp gradients", b.ExposedDPGrads}, {"dp weights", b.ExposedDPParams}} {
+		if c.v > 0 {
+			line("exposed communication: "+c.kind, c.v, "")
+		}
+	}
+	line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
+	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
+	line("step", perf.StepTime, "")
+	peak, _ := r.Cluster.GPU.Peak(p.Precision.String())
+	fmt.Fprintf(w, "  throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense\n",
+		count3(perf.TokensPerSecond), count3(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
+		100*perf.MFU, 100*perf.HFU, peak, p.Precision)
+	fmt.Fprintf(w, "  one layer, one micro-batch: forward %v, backward %v; model FLOPs per token %v\n",
+		b.LayerForward, b.LayerBackward, perf.ModelFLOPsPerToken)
+	fmt.Fprintf(w, "  FLOPs: %s\n", r.FLOPFormula)
+}
+
+// writeStepAssumptions prints the step-time assumptions.
+func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) {
+	on := map[bool]string{true: "on", false: "off"}
+	fmt.Fprintf(w, "step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
+		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
+		"overlap: gradient reduce %s, weight gather %s, tp %s, pp %s; unfused elementwise %s; rank order %s\n",
+		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
+		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
+		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], on[a.OverlapP2P], on[a.UnfusedElementwise], orderName(a.RankOrder))
+}
+
+func orderName(o costmodel.RankOrder) string {
+	if o == "" {
+		return string(costmodel.DefaultRankOrder)
+	}
+	return string(o)
+}
+
+// count3 formats a rate with three significant digits: "812", "31.4 k",
+// "2.05 M".
+func count3(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 999.5e6:
+		return sig3(v/1e9) + " G"
+	case a >= 999.5e3:
+		return sig3(v/1e6) + " M"
+	case a >= 999.5:
+		return sig3(v/1e3) + " k"
+	}
+	return sig3(v)
+}
+
+func sig3(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 99.95:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 9.995:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

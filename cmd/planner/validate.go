@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/costmodel/calibration"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Accuracy targets the tests enforce (costmodel/calibration).
+const (
+	targetTable5Mean = 0.035
+	targetTable5Max  = 0.08
+	targetMedian     = 0.10
+)
+
+func runValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", stderr)
+	csvPath := fs.String("csv", "", "calibration CSV to read (default: the embedded copy of costmodel/calibration/testdata/measured.csv)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rows, from, err := loadRows(*csvPath)
+	if err != nil {
+		return err
+	}
+	base := costmodel.DefaultAssumptions()
+	fit, err := calibration.Fit(rows, base)
+	if err != nil && !errors.Is(err, calibration.ErrNoFitRows) {
+		return err
+	}
+	cmp := calibration.Compare(rows, base)
+	feasible, _ := calibration.Feasibility(rows, base)
+	if *asJSON {
+		return writeJSON(stdout, validationJSON(cmp, fit, feasible))
+	}
+	fmt.Fprintf(stdout, "calibration set: %d rows of %s; %d compared, %d not modeled\n", len(rows), from, len(cmp.Results), len(cmp.Skipped))
+	writeFit(stdout, fit, base)
+	writeResults(stdout, cmp.Results)
+	writeSummaries(stdout, cmp)
+	writeFeasibility(stdout, feasible)
+	writeSkipped(stdout, cmp.Skipped)
+	return nil
+}
+
+func loadRows(path string) ([]calibration.Row, string, error) {
+	if path == "" {
+		rows, err := calibration.Load()
+		return rows, "costmodel/calibration/testdata/measured.csv (embedded)", err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", badInput(err)
+	}
+	defer f.Close()
+	rows, err := calibration.Read(f)
+	return rows, path, badInput(err)
+}
+
+func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
+	if f.Points == 0 {
+		fmt.Fprintf(w, "\nfitted parameters: the data has no %s rows to fit; the defaults are used (GEMM %.3f, HBM %.3f, NVLink %.3f)\n",
+			calibration.FitSubset, d.GEMMEfficiency, d.HBMEfficiency, d.ScaleUpEfficiency)
+		return
+	}
+	fmt.Fprintf(w, "\nfitted parameters (Nelder-Mead on %s: %d per-layer forward and backward times; every other row is held out):\n",
+		calibration.FitSubset, f.Points)
+	fmt.Fprintf(w, "  GEMM efficiency %.3f, HBM efficiency %.3f, NVLink efficiency %.3f (defaults %.3f, %.3f, %.3f)\n",
+		f.GEMMEfficiency, f.HBMEfficiency, f.ScaleUpEfficiency, d.GEMMEfficiency, d.HBMEfficiency, d.ScaleUpEfficiency)
+	fmt.Fprintf(w, "  fit quality: RMS log error %.2f%%, largest error %.2f%%, %d evaluations\n",
+		100*f.RMSLogError, 100*f.MaxAbsError, f.Evaluations)
+}
+
+// value formats a measurement in its metric.
+func value(m calibration.Metric, v float64) string {
+	switch m {
+	case calibration.TokensPerGPU:
+		return count3(v) + " tok/s"
+	case calibration.LayerTime:
+		return hardware.Seconds(v).String() + " layer"
+	}
+	return hardware.Seconds(v).String()
+}
+
+func writeResults(w io.Writer, results []calibration.Result) {
+	fmt.Fprintf(w, "\n%-6s %-30s %-24s %13s %13s %8s  %s\n", "row", "source", "model", "predicted", "measured", "error", "assumed (not stated by the source)")
+	for _, r := range results {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-6s %-30s %-24s %13s %13s %+7.1f%%  %s", r.Row.ID(), r.Row.Source(), clip(r.Model.Name, 24),
+			value(r.Target.Metric, r.Predicted), value(r.Target.Metric, r.Measured), 100*r.Err, strings.Join(r.Assumed, ", ")), " "))
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "~"
+}
+
+func writeSummaries(w io.Writer, cmp calibration.Comparison) {
+	fmt.Fprintf(w, "\nabsolute error |predicted/measured - 1| of step time, tokens/s per GPU or layer time, per source:\n")
+	fmt.Fprintf(w, "  %-32s %5s %12s %8s %8s %8s\n", "source", "rows", "not modeled", "mean", "median", "max")
+	row := func(name string, s calibration.Summary, skipped string) {
+		if s.Rows == 0 {
+			fmt.Fprintf(w, "  %-32s %5d %12s %8s %8s %8s\n", name, 0, skipped, "-", "-", "-")
+			return
+		}
+		fmt.Fprintf(w, "  %-32s %5d %12s %7.1f%% %7.1f%% %7.1f%%\n", name, s.Rows, skipped, 100*s.Mean, 100*s.Median, 100*s.Max)
+	}
+	for _, s := range cmp.Sources {
+		row(s.Source, s, fmt.Sprint(s.Skipped))
+	}
+	row("all compared rows", cmp.All, fmt.Sprint(cmp.All.Skipped))
+	row("held out of the fit", cmp.HeldOut, "")
+	t5, _ := cmp.Source("korthikanti2022_table5")
+	fmt.Fprintf(w, "targets: Korthikanti et al. 2022 Table 5 mean %.1f%% (limit %.1f%%), max %.1f%% (limit %.0f%%); all rows median %.1f%% (limit %.0f%%): %s\n",
+		100*t5.Mean, 100*targetTable5Mean, 100*t5.Max, 100*targetTable5Max, 100*cmp.All.Median, 100*targetMedian,
+		map[bool]string{true: "met", false: "NOT met"}[t5.Rows > 0 && t5.Mean <= targetTable5Mean && t5.Max <= targetTable5Max && cmp.All.Median <= targetMedian])
+}
+
+func writeFeasibility(w io.Writer, fs []calibration.Feasible) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nmemory (rows that report whether the plan fit):")
+	for _, f := range fs {
+		verdict := map[bool]string{true: "fits", false: "does not fit"}
+		measured := "ran"
+		if !f.MeasuredFits {
+			measured = "out of memory"
+		}
+		fmt.Fprintf(w, "  %s %s %s: measured %s; predicted peak %v against a %v budget: %s\n", f.Row.ID(), f.Row.Source(),
+			f.Row.Get("model"), measured, f.Peak, f.Budget, verdict[f.PredictedFits])
+	}
+}
+
+func writeSkipped(w io.Writer, skipped []calibration.Skip) {
+	fmt.Fprintln(w, "\nnot modeled:")
+	for _, s := range skipped {
+		fmt.Fprintf(w, "  %-6s %-30s %s\n", s.Row.ID(), s.Row.Source(), s.Reason)
+	}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateJSON(t *testing.T) {
+	code, a, errs := runCLI(t, "validate", "--json")
+	_, b, _ := runCLI(t, "validate", "--json")
+	if code != 0 || a != b {
+		t.Fatalf("exit %d (%s); outputs equal %v", code, errs, a == b)
+	}
+	var out validationOut
+	if err := json.Unmarshal([]byte(a), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Rows)+len(out.Skipped) != 83 || out.All.Median > targetMedian || len(out.Memory) != 1 {
+		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.All.Median, len(out.Memory))
+	}
+}
+
+// TestValidateReadsCSV: --csv reads a file with the same columns, and a
+// missing or malformed file is bad input.
+func TestValidateReadsCSV(t *testing.T) {
+	data, err := os.ReadFile("../../costmodel/calibration/testdata/measured.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	path := filepath.Join(t.TempDir(), "two.csv")
+	os.WriteFile(path, []byte(lines[0]+lines[23]+lines[24]), 0o644) // r0023, r0024
+	code, out, errs := runCLI(t, "validate", "--csv", path)
+	if code != 0 || !strings.Contains(out, "2 rows of "+path+"; 2 compared, 0 not modeled") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+	for _, tt := range []struct{ file, want string }{
+		{filepath.Join(t.TempDir(), "none.csv"), "no such file"},
+		{writeTemp(t, "a,b\n1,2\n"), "lacks the columns"},
+	} {
+		if code, _, errs := runCLI(t, "validate", "--csv", tt.file); code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q, want exit 2 and %q", tt.file, code, errs, tt.want)
+		}
+	}
+}
+
+func writeTemp(t *testing.T, s string) string {
+	p := filepath.Join(t.TempDir(), "f.csv")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEstimateStepFlags: the step-time flags change the estimate, and
+// bad values are bad input.
+func TestEstimateStepFlags(t *testing.T) {
+	base := []string{"estimate", "--model", "llama3-70b", "--gpus", "16", "--tp", "8", "--sp", "--seq", "8192", "--recompute", "selective"}
+	_, plain, _ := runCLI(t, base...)
+	_, overlap, _ := runCLI(t, append(base, "--tp-comm-overlap")...)
+	if plain == overlap || !strings.Contains(overlap, "tp on") {
+		t.Error("--tp-comm-overlap changed nothing")
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rank-order", "tp-dp"}, `rank order "tp-dp"`},
+		{[]string{"--gemm-efficiency", "1.5"}, "GEMM efficiency 1.5"},
+		{[]string{"--sustained-clock", "-1"}, "sustained clock -1"},
+	} {
+		if code, _, errs := runCLI(t, append(base, tt.args...)...); code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, errs)
+		}
+	}
+}

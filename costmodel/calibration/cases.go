@@ -1,0 +1,191 @@
+package calibration
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Metric is what a row measures.
+type Metric int
+
+const (
+	// StepTime is seconds per optimizer step.
+	StepTime Metric = iota
+	// TokensPerGPU is tokens per second per GPU.
+	TokensPerGPU
+	// LayerTime is one layer's forward plus backward time for one
+	// micro-batch (Korthikanti et al. 2022, Table 4).
+	LayerTime
+)
+
+var metricNames = [...]string{"step time", "tokens/s/GPU", "layer fwd+bwd"}
+
+func (m Metric) String() string { return metricNames[m] }
+
+// Target is the measured value a case is compared with.
+type Target struct {
+	Metric Metric
+	Value  float64
+	// Forward and Backward are the two parts of a LayerTime, in seconds.
+	Forward, Backward float64
+	// From names the column or the conversion the value comes from.
+	From string
+}
+
+// Case is one row turned into the cost model's inputs.
+type Case struct {
+	Row     Row
+	Model   *costmodel.Model
+	Cluster hardware.Cluster
+	Plan    costmodel.Plan
+	fw      framework
+	// HalfRecompute: the source recomputes every other layer or every
+	// other matmul (torchtitan's selective AC); the prediction is the
+	// mean of no recompute and full recompute.
+	HalfRecompute bool
+	Target        Target
+	// Assumed lists the settings the source does not state.
+	Assumed []string
+}
+
+// Skip is a row the model does not cover, and why.
+type Skip struct {
+	Row    Row
+	Reason string
+}
+
+// Assumptions are base with the case's framework settings.
+func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
+	base.OverlapGradReduce = c.fw.overlapGrad
+	base.OverlapParamGather = c.fw.overlapParam
+	base.TPCommOverlap = c.fw.tpOverlap
+	base.OverlapP2P = false
+	base.UnfusedElementwise = c.fw.unfused
+	return base
+}
+
+// Framework names the software the row ran.
+func (c Case) Framework() string { return c.fw.name }
+
+// Cases maps every row to a case or a skip. Rows that repeat an
+// experiment (same dedup_group, recompute, sequence parallelism and kind
+// of measurement) keep only the last by row id, the latest release.
+func Cases(rows []Row) (cases []Case, skipped []Skip) {
+	last := map[string]string{}
+	for _, r := range rows {
+		last[dedupKey(r)] = r.ID()
+	}
+	for _, r := range rows {
+		if id := last[dedupKey(r)]; id != r.ID() {
+			skipped = append(skipped, Skip{r, "repeats row " + id + " (same dedup_group and settings); the later row is kept"})
+			continue
+		}
+		c, err := newCase(r)
+		if err != nil {
+			skipped = append(skipped, Skip{r, err.Error()})
+			continue
+		}
+		cases = append(cases, c)
+	}
+	return cases, skipped
+}
+
+func dedupKey(r Row) string {
+	return strings.Join([]string{r.Get("dedup_group"), r.Get("recompute"), r.Get("sequence_parallel"),
+		r.Get("measurement_type"), r.Get("task")}, "|")
+}
+
+func has(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
+
+// newCase maps one row, or says why it cannot be modeled.
+func newCase(r Row) (Case, error) {
+	if err := coverage(r); err != nil {
+		return Case{}, err
+	}
+	c, err := newSetup(r)
+	if err != nil {
+		return Case{}, err
+	}
+	c.Target, err = rowTarget(r, c.Model, c.Plan.Seq)
+	return c, err
+}
+
+// newSetup maps a row's model, cluster and plan.
+func newSetup(r Row) (Case, error) {
+	fw, ok := frameworkOf(r)
+	if !ok {
+		return Case{}, fmt.Errorf("no framework settings for source %s", r.Source())
+	}
+	c := Case{Row: r, fw: fw}
+	var err error
+	if c.Model, err = rowModel(r, &c.Assumed); err != nil {
+		return Case{}, err
+	}
+	if c.Cluster, err = rowCluster(r, &c.Assumed); err != nil {
+		return Case{}, err
+	}
+	if err = c.plan(); err != nil {
+		return Case{}, err
+	}
+	return c, nil
+}
+
+// coverage rejects what the cost model does not represent.
+func coverage(r Row) error {
+	switch {
+	case r.Get("outcome") != "ok":
+		return fmt.Errorf("feasibility row (outcome %s), not a speed measurement", r.Get("outcome"))
+	case r.Get("moe_experts") != "" || r.Get("ep") != "":
+		return fmt.Errorf("mixture of experts with expert parallelism (ep %s) is not modeled", r.Get("ep"))
+	case has(r.Get("pp_schedule"), "dualpipe"):
+		return fmt.Errorf("DualPipe schedule is not modeled")
+	case r.Get("task") == "lora":
+		return fmt.Errorf("LoRA fine-tuning (frozen base weights, no weight gradients) is not modeled")
+	case has(r.Get("pp_schedule"), "modified interleaved"):
+		return fmt.Errorf("unstated layout: virtual pipeline stages of the modified interleaved schedule are not given, and the bubble (pp-1)/(m v) depends on them; recompute not stated")
+	case r.Get("tp") == "":
+		return fmt.Errorf("unstated layout: tensor-parallel degree not given")
+	case r.Get("layers") == "" || r.Get("hidden") == "":
+		return fmt.Errorf("architecture not stated by the source (layers, hidden size)")
+	case has(r.Get("global_batch"), "~") || has(r.Get("global_batch"), "->"):
+		return fmt.Errorf("global batch %q is not one number", r.Get("global_batch"))
+	}
+	return nil
+}
+
+// count reads a required count column.
+func count(r Row, col string) (int, error) {
+	n, ok, err := r.Int(col)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("%s not given", col)
+	}
+	return n, nil
+}
+
+// optional reads a count column that may be empty (def).
+func optional(r Row, col string, def int) (int, error) {
+	n, ok, err := r.Int(col)
+	if err != nil || !ok {
+		return def, err
+	}
+	return n, nil
+}
+
+// assume records an assumed setting.
+func assume(list *[]string, format string, args ...any) {
+	*list = append(*list, fmt.Sprintf(format, args...))
+}
+
+// sortedAssumed returns the case's assumptions in a stable order.
+func (c Case) sortedAssumed() []string {
+	out := slices.Clone(c.Assumed)
+	slices.Sort(out)
+	return out
+}

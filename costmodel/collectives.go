@@ -1,0 +1,154 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+)
+
+// Collective is a communication operation of NCCL (or RCCL).
+type Collective int
+
+const (
+	AllReduce Collective = iota
+	AllGather
+	ReduceScatter
+	// SendRecv is a point-to-point transfer to one peer (pipeline
+	// stage boundaries, the context-parallel ring).
+	SendRecv
+)
+
+var collectiveNames = enumNames{"all-reduce", "all-gather", "reduce-scatter", "send/recv"}
+
+func (c Collective) String() string               { return collectiveNames.name(int(c)) }
+func (c Collective) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Algorithm is how NCCL runs a collective.
+type Algorithm int
+
+const (
+	// Ring passes chunks around a ring of the group's ranks: bandwidth
+	// optimal, with latency linear in the group size.
+	Ring Algorithm = iota
+	// Tree is NCCL's double binary tree for all-reduce (a chain inside a
+	// node, binary trees across nodes): the same bandwidth term as the
+	// ring for large messages, latency logarithmic in the nodes.
+	Tree
+	// Direct is a point-to-point transfer.
+	Direct
+)
+
+var algorithmNames = enumNames{"ring", "tree", "direct"}
+
+func (a Algorithm) String() string               { return algorithmNames.name(int(a)) }
+func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// srcNCCL cites the collective cost model.
+const srcNCCL = "Thakur et al. 2005 (ring/tree cost: alpha + bytes x factor / bandwidth); NCCL tests PERFORMANCE.md (bus bandwidth: all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n)"
+
+// commCost is the cost of one call of a collective on one GPU.
+type commCost struct {
+	time    float64 // seconds
+	bytes   float64 // bytes each GPU sends (algorithm bytes)
+	network float64 // of which cross the scale-out network
+	algo    Algorithm
+}
+
+// busFactor is the bytes each rank moves per byte of the buffer:
+// 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter.
+func busFactor(op Collective, n int) float64 {
+	f := float64(n-1) / float64(n)
+	switch op {
+	case AllReduce:
+		return 2 * f
+	case SendRecv:
+		return 1
+	}
+	return f
+}
+
+// busBandwidth is the per-GPU bandwidth a collective over g reaches.
+// Inside one NVLink domain it is the NVLink bandwidth. Across domains
+// NCCL builds rings (and trees) whose channels leave each node through
+// different NICs, one per GPU (rail-optimized clusters), so the g.local
+// ranks of a node together drive g.local NICs: the network share of the
+// traffic runs at g.local x the per-GPU scale-out bandwidth and the rest
+// at NVLink speed; the slower of the two bounds the collective. This is
+// NCCL's hierarchical behaviour: a data-parallel group with all 8 GPUs of
+// each node reaches about 8 x the NIC bandwidth, one with a single GPU
+// per node (tp = 8 inside the node) only the bandwidth of its own NIC.
+func (e *Evaluator) busBandwidth(g group) float64 {
+	up := float64(e.c.GPU.ScaleUp) * e.a.ScaleUpEfficiency
+	if g.nodes() <= 1 {
+		return up
+	}
+	out := float64(e.c.GPU.ScaleOut) * e.a.ScaleOutEfficiency * float64(g.local)
+	return math.Min(up, out)
+}
+
+// cost is one call of op over a buffer of s bytes (the full, unsharded
+// tensor: the all-reduce's input, the all-gather's output, the
+// reduce-scatter's input, the message of a send) in group g:
+//
+//	time = latency + s x busFactor / busBandwidth
+//
+// with latency = CollectiveLatency + per-step latencies, as in NCCL's
+// tuning model (src/graph/tuning.cc, ncclTopoTuneModel): a ring takes
+// n-1 steps per pass (two passes for all-reduce), nodes-1 of them across
+// the network and the rest over NVLink; the tree takes 2 x (local-1)
+// NVLink steps and 2 x ceil(log2 nodes) network steps. All-reduce picks
+// the faster of ring and tree, as NCCL's tuner does.
+func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
+	n := g.size
+	if n <= 1 || s <= 0 {
+		return commCost{}
+	}
+	a := e.a
+	nodes := g.nodes()
+	bw := e.busBandwidth(g)
+	c := commCost{bytes: busFactor(op, n) * s, algo: Ring}
+	if nodes > 1 {
+		c.network = c.bytes / float64(max(g.local, 1))
+	}
+	if op == SendRecv {
+		// A point-to-point message uses one link, not the node's NICs.
+		bw = float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+		hop := a.ScaleUpHopLatency
+		if nodes > 1 {
+			bw = float64(e.c.GPU.ScaleOut) * a.ScaleOutEfficiency
+			hop = a.ScaleOutHopLatency
+			c.network = s
+		}
+		c.algo = Direct
+		c.time = float64(a.CollectiveLatency+hop) + s/bw
+		return c
+	}
+	crossings := nodes - 1
+	steps := float64(n-1-crossings)*float64(a.ScaleUpHopLatency) + float64(crossings)*float64(a.ScaleOutHopLatency)
+	transfer := c.bytes / bw
+	if op != AllReduce {
+		c.time = float64(a.CollectiveLatency) + steps + transfer
+		return c
+	}
+	ring := float64(a.CollectiveLatency) + 2*steps + transfer
+	treeSteps := float64(g.local-1)*float64(a.ScaleUpHopLatency) + math.Ceil(math.Log2(float64(nodes)))*float64(a.ScaleOutHopLatency)
+	tree := float64(a.CollectiveLatency) + 2*treeSteps + transfer/treeBandwidthShare
+	c.time = ring
+	if tree < ring {
+		c.time, c.algo = tree, Tree
+	}
+	return c
+}
+
+// treeBandwidthShare is the tree's bus bandwidth relative to the ring's
+// in NCCL's model (src/graph/tuning.cc: busBw x 0.9 for trees), which
+// makes the ring win for large messages and the tree for small ones.
+const treeBandwidthShare = 0.9
+
+// describeGroup is a group's placement in words, e.g. "8 ranks in 1 node"
+// or "64 ranks over 8 nodes (8 per node)".
+func describeGroup(g group) string {
+	if g.nodes() <= 1 {
+		return fmt.Sprintf("%d ranks in 1 node", g.size)
+	}
+	return fmt.Sprintf("%d ranks over %d nodes (%d per node)", g.size, g.nodes(), g.local)
+}

@@ -1,0 +1,270 @@
+package costmodel
+
+// The collectives of one training step, per parallel dimension, and how
+// much of each is hidden behind compute. Each function adds the exposed
+// time to the stage and records the collective into the set, so the step
+// time and the traffic table come from the same numbers.
+
+// Names of the traffic lines.
+const (
+	nameTPFwd      = "tp: layer outputs, forward"
+	nameTPBwd      = "tp: input gradients, backward"
+	nameTPRec      = "tp: recompute forward"
+	nameTPRegather = "tp: sequence-parallel input re-gather, backward"
+	nameTPEmbed    = "tp: embedding output"
+	nameTPHead     = "tp: output-layer input gather"
+	nameCPFwd      = "cp: K/V ring, forward"
+	nameCPBwd      = "cp: K/V and gradient ring, backward"
+	nameCPRec      = "cp: K/V ring, recompute"
+	namePP         = "pp: stage-boundary activations and gradients"
+	namePPGather   = "pp: all-gather after scatter/gather"
+	namePPEmbed    = "pp: tied embedding gradients"
+	nameDPAR       = "dp: gradient all-reduce"
+	nameDPRS       = "dp: gradient reduce-scatter"
+	nameDPAG       = "dp: updated weight all-gather"
+	nameZ3Fwd      = "zero-3: weight all-gather, forward"
+	nameZ3Bwd      = "zero-3: weight all-gather, backward"
+	nameZ3RS       = "zero-3: gradient reduce-scatter"
+
+	overlapGEMM     = "layer GEMMs"
+	overlapWGrad    = "weight-gradient GEMMs"
+	overlapAttn     = "attention kernels"
+	overlapBackward = "backward compute"
+	overlapForward  = "forward compute"
+)
+
+// exposedAfter is the part of a collective of time t that a window of
+// compute cannot hide.
+func exposedAfter(t, window float64) float64 { return max(t-window, 0) }
+
+// tpLayerComm is one layer's tensor-parallel collectives for one
+// micro-batch: two all-reduces of the b x s x h activation per pass, or
+// with sequence parallelism an all-gather and a reduce-scatter of the
+// same volume in their place (Korthikanti et al. 2022, sec. 4.2.2). They
+// are exposed unless TPCommOverlap hides them behind the pass's GEMMs.
+func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
+	p := in.p
+	var c layerComm
+	if p.TP == 1 {
+		return c
+	}
+	g := in.pl.tp
+	c.opA, c.perPass = AllReduce, 2
+	c.a = e.cost(AllReduce, in.act, g)
+	if p.SP {
+		c.opA, c.opB = AllGather, ReduceScatter
+		c.a, c.b = e.cost(AllGather, in.act, g), e.cost(ReduceScatter, in.act, g)
+		c.regather = c.a
+	}
+	pass := c.perPass * (c.a.time + c.b.time)
+	c.fwd, c.bwd = pass, pass
+	if e.a.TPCommOverlap {
+		c.fwd = exposedAfter(pass, in.dense.fwd.gemm)
+		c.bwd = exposedAfter(pass, in.dense.bwd.gemm)
+	}
+	if p.Recompute == Full {
+		c.rec = c.fwd
+	}
+	return c
+}
+
+// tpPass records one pass of a layer's TP collectives over layers layers,
+// splitting the pass's exposed time between its collectives by their time.
+func (st *stageTime) tpPass(set *commSet, in *stepInput, name string, layers, exposed float64, swap bool) {
+	c := in.tp
+	total := c.a.time + c.b.time
+	ops := [2]Collective{c.opA, c.opB}
+	costs := [2]commCost{c.a, c.b}
+	if swap {
+		ops[0], ops[1], costs[0], costs[1] = ops[1], ops[0], costs[1], costs[0]
+	}
+	overlap := ""
+	if exposed < c.perPass*total {
+		overlap = overlapGEMM
+	}
+	for i := range 2 {
+		if costs[i].time == 0 {
+			continue
+		}
+		st.addComm(set, commItem{name: name, kind: CommTP, op: ops[i], g: in.pl.tp, msg: in.act,
+			calls: c.perPass * layers, cost: costs[i], exposed: layers * exposed * costs[i].time / total,
+			overlap: overlap, source: srcTPComm}, true, in.m)
+	}
+}
+
+// tpComm adds stage r's tensor-parallel collectives: the layers' passes,
+// the sequence-parallel re-gather of the column-parallel input for the
+// weight gradient (overlapped with those GEMMs by Megatron-LM), the
+// vocabulary-parallel embedding's all-reduce (reduce-scatter under SP) on
+// the first stage, and under SP the gather before the output layer on the
+// last.
+func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, layers float64) {
+	p := in.p
+	if p.TP == 1 {
+		return
+	}
+	c := in.tp
+	st.tpPass(set, in, nameTPFwd, layers, c.fwd, false)
+	st.tpPass(set, in, nameTPBwd, layers, c.bwd, true)
+	if p.Recompute == Full {
+		st.tpPass(set, in, nameTPRec, layers, c.rec, false)
+	}
+	g := in.pl.tp
+	if p.SP {
+		st.addComm(set, commItem{name: nameTPRegather, kind: CommTP, op: AllGather, g: g, msg: in.act,
+			calls: c.perPass * layers, cost: c.regather, overlap: overlapWGrad, source: srcTPComm}, true, in.m)
+	}
+	if r == 0 {
+		op := AllReduce
+		if p.SP {
+			op = ReduceScatter
+		}
+		k := e.cost(op, in.act, g)
+		st.addComm(set, commItem{name: nameTPEmbed, kind: CommTP, op: op, g: g, msg: in.act, calls: 1,
+			cost: k, exposed: k.time, source: srcEmbComm}, true, in.m)
+	}
+	if r == p.PP-1 && p.SP {
+		for _, op := range [2]Collective{AllGather, ReduceScatter} {
+			k := e.cost(op, in.act, g)
+			st.addComm(set, commItem{name: nameTPHead, kind: CommTP, op: op, g: g, msg: in.act, calls: 1,
+				cost: k, exposed: k.time, source: srcTPComm}, true, in.m)
+		}
+	}
+}
+
+// cpLayerComm is one layer's context-parallel ring for one micro-batch:
+// cp-1 exchanges of the local keys and values forward, twice that
+// backward (keys and values, and their gradients), each overlapped with
+// the attention kernel of the previous block.
+func (e *Evaluator) cpLayerComm(in *stepInput) layerComm {
+	p := in.p
+	var c layerComm
+	if p.CP == 1 {
+		return c
+	}
+	m, sh := e.m, in.sh
+	width := 2 * sh.kv * float64(m.HeadDim)
+	if a := m.MLA; a != nil {
+		width = sh.heads * float64(a.QKNopeDim+a.QKRopeDim+a.VDim)
+	}
+	c.opA, c.perPass = SendRecv, float64(p.CP-1)
+	c.a = e.cost(SendRecv, sh.tokens*width*in.r.e, in.pl.cp)
+	c.fwd = exposedAfter(c.perPass*c.a.time, in.dense.core.total())
+	c.bwd = exposedAfter(2*c.perPass*c.a.time, in.dense.coreBwd.total())
+	if p.Recompute != NoRecompute {
+		c.rec = c.fwd
+	}
+	return c
+}
+
+func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers float64) {
+	p, c := in.p, in.cp
+	if p.CP == 1 {
+		return
+	}
+	msg := c.a.bytes
+	item := func(name string, calls, exposed float64) commItem {
+		return commItem{name: name, kind: CommCP, op: SendRecv, g: in.pl.cp, msg: msg, calls: calls * layers,
+			cost: c.a, exposed: exposed * layers, overlap: overlapAttn, source: srcCPComm}
+	}
+	st.addComm(set, item(nameCPFwd, c.perPass, c.fwd), true, in.m)
+	st.addComm(set, item(nameCPBwd, 2*c.perPass, c.bwd), true, in.m)
+	if p.Recompute != NoRecompute {
+		st.addComm(set, item(nameCPRec, c.perPass, c.rec), true, in.m)
+	}
+}
+
+// ppComm adds the pipeline's point-to-point traffic: per micro-batch and
+// model chunk one activation forward and one gradient backward, each 1/tp
+// of the activation per rank (Megatron's scatter/gather, inherent under
+// SP) followed without SP by an all-gather over tp; and the all-reduce
+// of tied embedding gradients between the first and last stage.
+func (e *Evaluator) ppComm(in *stepInput, st *stageTime, set *commSet, r int) {
+	p := in.p
+	if p.PP == 1 {
+		return
+	}
+	pair := group{size: 2, local: 1}
+	if in.pl.pp.local >= 2 {
+		pair.local = 2
+	}
+	chunks := float64(p.VPP)
+	k := e.cost(SendRecv, in.act/float64(p.TP), pair)
+	exposed := func(c commCost, calls float64) (float64, string) {
+		if e.a.OverlapP2P {
+			return 0, overlapForward
+		}
+		return calls * c.time, ""
+	}
+	x, ov := exposed(k, 2*chunks)
+	st.addComm(set, commItem{name: namePP, kind: CommPP, op: SendRecv, g: pair, msg: in.act / float64(p.TP),
+		calls: 2 * chunks, cost: k, exposed: x, overlap: ov, source: srcPPComm}, true, in.m)
+	if p.TP > 1 && !p.SP {
+		ag := e.cost(AllGather, in.act, in.pl.tp)
+		x, ov := exposed(ag, 2*chunks)
+		st.addComm(set, commItem{name: namePPGather, kind: CommPP, op: AllGather, g: in.pl.tp, msg: in.act,
+			calls: 2 * chunks, cost: ag, exposed: x, overlap: ov, source: srcPPComm}, true, in.m)
+	}
+	if e.m.TiedEmbeddings && (r == 0 || r == p.PP-1) {
+		msg := float64(e.m.Vocab) * float64(e.m.Hidden) / float64(p.TP) * in.sb.Grad
+		c := e.cost(AllReduce, msg, pair)
+		st.addComm(set, commItem{name: namePPEmbed, kind: CommPP, op: AllReduce, g: pair, msg: msg, calls: 1,
+			cost: c, exposed: c.time, source: srcEmbComm}, false, in.m)
+	}
+}
+
+// dpComm adds the data-parallel traffic of the stage's params parameters
+// over the dp x cp group:
+//
+//   - ZeRO-0 (DDP): one all-reduce of the gradients per step;
+//   - ZeRO-1: a reduce-scatter of the gradients and an all-gather of the
+//     updated weights per step (Megatron's distributed optimizer);
+//   - ZeRO-2: the reduce-scatter per micro-batch (sharded gradients cannot
+//     accumulate locally), the all-gather per step;
+//   - ZeRO-3 (FSDP): per micro-batch an all-gather of the weights before
+//     the forward, another before the backward, and a reduce-scatter of
+//     the gradients: 3x the weight bytes, 1.5x DDP's traffic.
+//
+// Gradient reductions overlap the backward of the micro-batch that
+// produces them when OverlapGradReduce is set, weight gathers the forward
+// when OverlapParamGather is (ZeRO-3 always prefetches). The last layer's
+// bucket (the first in forward order) cannot be hidden: at least 1/layers
+// of each stays exposed.
+func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, layers float64) {
+	p, g := in.p, in.pl.shard
+	if g.size <= 1 {
+		return
+	}
+	L := max(layers, 1)
+	bwdWin := (st.bwd.total() + st.rec.total()) * (L - 1) / L
+	fwdWin := st.fwd.total() * (L - 1) / L
+	grads, weights := params*in.sb.Grad, params*in.sb.Weight
+	add := func(name string, kind CommKind, op Collective, msg float64, perMB bool, window float64, on bool, overlap string, src string) {
+		c := e.cost(op, msg, g)
+		x := c.time
+		if on {
+			x = max(c.time-window, c.time/L)
+		} else {
+			overlap = ""
+		}
+		st.addComm(set, commItem{name: name, kind: kind, op: op, g: g, msg: msg, calls: 1, cost: c,
+			exposed: x, overlap: overlap, source: src}, perMB, in.m)
+	}
+	a := e.a
+	switch p.ZeRO {
+	case 0:
+		add(nameDPAR, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
+	case 1, 2:
+		add(nameDPRS, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
+		add(nameDPAG, CommDPParams, AllGather, weights, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
+	case 3:
+		add(nameZ3Fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
+		ag, rs := e.cost(AllGather, weights, g), e.cost(ReduceScatter, grads, g)
+		x := max(ag.time+rs.time-bwdWin, (ag.time+rs.time)/L)
+		share := ag.time / (ag.time + rs.time)
+		st.addComm(set, commItem{name: nameZ3Bwd, kind: CommDPParams, op: AllGather, g: g, msg: weights, calls: 1,
+			cost: ag, exposed: x * share, overlap: overlapBackward, source: srcZeRO3}, true, in.m)
+		st.addComm(set, commItem{name: nameZ3RS, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads, calls: 1,
+			cost: rs, exposed: x * (1 - share), overlap: overlapBackward, source: srcZeRO3}, true, in.m)
+	}
+}

@@ -1,0 +1,318 @@
+package costmodel
+
+// The compute time of a layer is a roofline per kernel (Williams et al.
+// 2009, "Roofline: An Insightful Visual Performance Model"): each kernel
+// takes max(FLOPs / (peak x GEMMEfficiency), bytes / (HBM bandwidth x
+// HBMEfficiency)). Matrix multiplies are compute-bound unless small;
+// norms, activations, dropout, residual adds, softmax and the
+// cross-entropy are memory-bound and cost the bytes they read and write.
+// FlashAttention runs at its own share of the peak (AttentionEfficiency).
+// The kernels are those of Megatron-LM's transformer layer (Shoeybi et
+// al. 2019, Fig. 3; Korthikanti et al. 2022, Fig. 4 and 5) with the
+// fusions Megatron ships: bias+GeLU, bias+dropout+add, scale+mask+softmax.
+
+// rates are the speeds of one GPU's kernels under the assumptions.
+type rates struct {
+	gemm float64 // FLOP/s of the layer's matrix multiplies (fp8 peak in fp8 training)
+	half float64 // FLOP/s of attention matmuls, which stay in 16 bits under fp8
+	attn float64 // FLOP/s of FlashAttention kernels
+	mem  float64 // bytes/s of memory-bound kernels
+	k0   float64 // seconds added to every kernel (KernelOverhead)
+	e    float64 // bytes per activation element
+	// Traffic multipliers of unfused (eager) elementwise chains: 1 when
+	// fused.
+	normX, ropeX, gluX float64
+	fp8                bool // GEMM inputs are cast to fp8 (Transformer Engine)
+}
+
+// kernelCost is the time of a sequence of kernels on one GPU, by kind,
+// and the FLOPs they execute.
+type kernelCost struct {
+	gemm, attn, mem float64 // seconds
+	flops           float64
+}
+
+func (k kernelCost) total() float64 { return k.gemm + k.attn + k.mem }
+
+func (k *kernelCost) add(o kernelCost, n float64) {
+	k.gemm += n * o.gemm
+	k.attn += n * o.attn
+	k.mem += n * o.mem
+	k.flops += n * o.flops
+}
+
+// matmul is an m x kk by kk x n product: 2mkn FLOPs, reading both inputs
+// and writing the output. Under fp8 the inputs are one byte and the
+// activation input is cast first (read e, write 1 byte per element).
+func (r rates) matmul(k *kernelCost, m, kk, n float64) {
+	flops := 2 * m * kk * n
+	in := r.e
+	if r.fp8 {
+		in = 1
+		k.mem += m*kk*(r.e+1)/r.mem + r.k0
+	}
+	bytes := in*(m*kk+kk*n) + r.e*m*n
+	k.gemm += max(flops/r.gemm, bytes/r.mem) + r.k0
+	k.flops += flops
+}
+
+// bmm is a batched attention matmul (scores or weighted values) of the
+// given FLOPs and bytes, in 16 bits.
+func (r rates) bmm(k *kernelCost, flops, bytes float64) {
+	k.gemm += max(flops/r.half, bytes/r.mem) + r.k0
+	k.flops += flops
+}
+
+// stream is a memory-bound kernel that moves bytes.
+func (r rates) stream(k *kernelCost, bytes float64) {
+	if bytes > 0 {
+		k.mem += bytes/r.mem + r.k0
+	}
+}
+
+// layerShape is what one plan fixes for the kernels of one layer on one
+// GPU and one micro-batch.
+type layerShape struct {
+	tokens float64 // b x s / cp
+	hs     float64 // width of the norm and residual region per rank: h, or h/tp under SP
+	heads  float64 // attention heads per rank
+	kv     float64 // KV heads per rank
+	keys   float64 // keys each query is multiplied with
+	tp     float64
+	eager  bool
+}
+
+// newLayerShape computes the shape. FlashAttention skips the blocks above
+// the causal diagonal, so a query meets (s+1)/2 keys on average; eager
+// attention (Megatron's baddbmm and fused masked softmax) computes the
+// whole s x s score matrix and masks it.
+func newLayerShape(m *Model, p Plan) layerShape {
+	sh := layerShape{
+		tokens: float64(p.MicroBatch) * float64(p.Seq/p.CP),
+		hs:     float64(m.Hidden), heads: float64(m.Heads) / float64(p.TP),
+		kv: m.kvPerRank(p.TP), tp: float64(p.TP), eager: p.Attention == Eager,
+		keys: (float64(p.Seq) + 1) / 2,
+	}
+	if p.SP {
+		sh.hs /= sh.tp
+	}
+	if m.MLA != nil {
+		sh.kv = sh.heads
+	}
+	if sh.eager {
+		sh.keys = float64(p.Seq)
+	}
+	return sh
+}
+
+// layerCost is one layer's kernels for one micro-batch: forward,
+// backward, and the attention core's forward (which selective recompute
+// runs again) and backward.
+type layerCost struct {
+	fwd, bwd, core, coreBwd kernelCost
+}
+
+// pass adds a kernel's forward and backward cost.
+type pass struct {
+	r rates
+	c *layerCost
+	t float64 // rows (tokens) of the kernels
+}
+
+func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
+
+// linearM is a linear layer on m rows: the forward product, and in
+// backward the data gradient (m x n by n x kk) and the weight gradient
+// (kk x m by m x n).
+func (q pass) linearM(m, kk, n float64) {
+	q.r.matmul(&q.c.fwd, m, kk, n)
+	q.r.matmul(&q.c.bwd, m, n, kk)
+	q.r.matmul(&q.c.bwd, kk, m, n)
+}
+
+// elementwise is a memory-bound kernel moving fwd and bwd elements per
+// token of e bytes each.
+func (q pass) elementwise(fwd, bwd float64) {
+	q.r.stream(&q.c.fwd, q.t*fwd*q.r.e)
+	q.r.stream(&q.c.bwd, q.t*bwd*q.r.e)
+}
+
+// norm reads and writes the width w forward; backward reads the input
+// and the gradient and writes the input gradient.
+func (q pass) norm(w float64) { q.elementwise(2*w*q.r.normX, 3*w*q.r.normX) }
+
+// Traffic of eager PyTorch elementwise chains relative to one fused
+// kernel, counted from torchtitan's 2024 Llama code (models/llama/
+// model.py) in bytes per element, forward:
+//
+//   - RMSNorm x.float(), pow, mean, rsqrt, mul, type_as, * weight:
+//     2+4, 4+4, 4, 4+4, 4+2, 2+2 = 36 bytes against a fused 2+2: 9x;
+//     the autograd backward of the chain is taken as the same multiple.
+//   - Rotary embedding view_as_complex(x.float()), complex multiply,
+//     type_as: 2+4, 8+8, 4+2 = 28 bytes against 2+2: 7x.
+//   - SwiGLU silu(gate) then * up: 2+2, 4+2 = 10 bytes against a fused
+//     4+2: 5/3x (backward 16 against 10 bytes: about the same).
+const (
+	eagerRMSNorm = 9
+	eagerRoPE    = 7
+	eagerGLU     = 5.0 / 3
+)
+
+// residual adds the block output to the residual stream (reading both,
+// writing the sum); with dropout it also writes a 1-byte mask and the
+// backward applies it (read gradient and mask, write).
+func (q pass) residual(w float64, dropout bool) {
+	if dropout {
+		mask := 1 / q.r.e
+		q.elementwise(w*(3+mask), w*(2+mask))
+		return
+	}
+	q.elementwise(3*w, 0)
+}
+
+// layerCost computes one layer of e's model (MoE when moe) under shape sh.
+func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
+	var c layerCost
+	q := pass{r: r, c: &c, t: sh.tokens}
+	h := float64(e.m.Hidden)
+	q.norm(sh.hs)
+	e.attentionKernels(q, sh)
+	q.residual(sh.hs, e.m.Dropout)
+	q.norm(sh.hs)
+	if moe {
+		e.moeKernels(q, sh)
+	} else {
+		mlpKernels(q, e.m, float64(e.m.FFN)/sh.tp, h)
+	}
+	q.residual(sh.hs, e.m.Dropout)
+	return c
+}
+
+// mlpKernels is a dense MLP of inner width f per rank: the up (and gate)
+// projection, the activation (bias+GeLU fused, or SwiGLU's gate x up) and
+// the down projection.
+func mlpKernels(q pass, m *Model, f, h float64) {
+	if m.MLP == SwiGLU {
+		q.linear(h, 2*f)
+		q.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
+	} else {
+		q.linear(h, f)
+		q.elementwise(2*f, 3*f)
+	}
+	q.linear(f, h)
+}
+
+// moeKernels is a mixture-of-experts MLP with every expert on every rank
+// (no expert parallelism): the router, the permutation of each token's
+// top-k copies to their experts and back, the experts' MLPs over
+// tokens x top-k rows, and the shared experts.
+func (e *Evaluator) moeKernels(q pass, sh layerShape) {
+	x, h := e.m.MoE, float64(e.m.Hidden)
+	k := float64(x.TopK)
+	q.linear(h, float64(x.Experts))
+	q.elementwise(2*h*(1+k), 2*h*(1+k))
+	experts := q
+	experts.t = q.t * k
+	mlpKernels(experts, e.m, float64(x.ExpertFFN)/sh.tp, h)
+	if x.Shared > 0 {
+		mlpKernels(q, e.m, float64(x.Shared*x.SharedFFN)/sh.tp, h)
+	}
+}
+
+// attentionKernels is the attention block between the norm and the
+// residual: projections, rotary embedding, the core, the output
+// projection.
+func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
+	m := e.m
+	h := float64(m.Hidden)
+	qk, v := float64(m.HeadDim), float64(m.HeadDim)
+	if a := m.MLA; a != nil {
+		qk, v = float64(a.QKNopeDim+a.QKRopeDim), float64(a.VDim)
+		if a.QLoRARank > 0 {
+			qr := float64(a.QLoRARank)
+			q.linear(h, qr)
+			q.norm(qr)
+			q.linear(qr, sh.heads*qk)
+		} else {
+			q.linear(h, sh.heads*qk)
+		}
+		kr := float64(a.KVLoRARank)
+		q.linear(h, kr+float64(a.QKRopeDim))
+		q.norm(kr)
+		q.linear(kr, sh.heads*float64(a.QKNopeDim+a.VDim))
+	} else {
+		q.linear(h, (sh.heads+2*sh.kv)*qk)
+		if m.QKNorm {
+			q.norm((sh.heads + sh.kv) * qk)
+		}
+		if !m.LearnedPositions {
+			w := 2 * (sh.heads + sh.kv) * qk * q.r.ropeX
+			q.elementwise(w, w)
+		}
+	}
+	coreKernels(q, sh, qk, v, m.Dropout)
+	q.linear(sh.heads*v, h)
+}
+
+// coreKernels is the attention core: softmax(QK^T)V over sh.keys keys.
+//
+// FlashAttention (Dao 2023, "FlashAttention-2", section 3): forward
+// 4 x keys x heads x d FLOPs per query (QK^T and PV), backward 2.5 times
+// that (five matmuls, the scores recomputed), no score matrix in memory.
+//
+// Eager attention (Megatron-LM before FlashAttention): the scores matmul
+// writes the heads x s x s matrix, the fused scale-mask-softmax reads and
+// writes it, dropout reads it and writes it and a 1-byte mask, the
+// weighted sum reads it; the backward mirrors each step (Korthikanti et
+// al. 2022, section 5: the memory-bound core that selective recompute
+// repeats).
+func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
+	r, c := q.r, q.c
+	var fwd, bwd kernelCost
+	t, keys, a := q.t, sh.keys, sh.heads
+	if !sh.eager {
+		flops := 2 * t * keys * a * (qk + v)
+		fwd.attn, fwd.flops = flops/r.attn+r.k0, flops
+		bwd.attn, bwd.flops = 2.5*flops/r.attn+r.k0, 2.5*flops
+	} else {
+		e := r.e
+		scores := t * keys * a // elements of the score matrix
+		io := t * a * (qk + v) * e
+		r.bmm(&fwd, 2*scores*qk, scores*e+io)
+		r.stream(&fwd, 2*scores*e)
+		r.bmm(&bwd, 4*scores*v, 2*scores*e+io)
+		r.stream(&bwd, 3*scores*e)
+		if dropout {
+			r.stream(&fwd, scores*(2*e+1))
+			r.stream(&bwd, scores*(2*e+1))
+		}
+		r.bmm(&fwd, 2*scores*v, scores*e+io)
+		r.bmm(&bwd, 4*scores*qk, 2*scores*e+io)
+	}
+	c.fwd.add(fwd, 1)
+	c.bwd.add(bwd, 1)
+	c.core, c.coreBwd = fwd, bwd
+}
+
+// stageEnds are the kernels of the first stage (embedding lookup, learned
+// positions, dropout) and of the last (final norm, output layer, the fp32
+// cross-entropy of Megatron's vocab-parallel loss: the logits cast to
+// fp32, max, exp-sum and the gradient, about 16 bytes per logit forward
+// and 8 backward beyond the logits themselves).
+func (e *Evaluator) stageEnds(r rates, sh layerShape) (first, last layerCost) {
+	m := e.m
+	h, vocab := float64(m.Hidden), float64(m.Vocab)/sh.tp
+	f := pass{r: r, c: &first, t: sh.tokens}
+	f.elementwise(2*h, 2*h+4*h/r.e)
+	if m.LearnedPositions {
+		f.elementwise(3*h, 0)
+	}
+	if m.Dropout {
+		f.residual(sh.hs, true)
+	}
+	l := pass{r: r, c: &last, t: sh.tokens}
+	l.norm(sh.hs)
+	l.linear(h, vocab)
+	l.elementwise(vocab*(1+16/r.e), vocab*(1+8/r.e))
+	return first, last
+}

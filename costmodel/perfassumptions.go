@@ -1,0 +1,115 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Fitted step-time parameters. They are the result of
+// calibration.FitDefaults (run by `planner validate --fit`) on the
+// per-layer forward and backward times of Korthikanti et al. 2022,
+// Table 4 (GPT 22B, tp 8, A100: five recompute and sequence-parallel
+// settings, ten times); a test refits them and fails if these drift from
+// the fit.
+const (
+	fittedGEMMEfficiency    = 0.737
+	fittedHBMEfficiency     = 0.873
+	fittedScaleUpEfficiency = 0.628
+)
+
+// setPerformanceDefaults fills the step-time assumptions:
+//
+//   - GEMMEfficiency 0.737, HBMEfficiency 0.873, ScaleUpEfficiency
+//     0.628: fitted (above). For comparison, NCCL's own model caps the
+//     all-reduce bus bandwidth of A100 NVLink at 235 GB/s of 300 (0.78,
+//     src/graph/tuning.cc); the fit finds 188 GB/s for Megatron's
+//     100 MB tensor-parallel all-reduces.
+//   - AttentionEfficiency 0.5: FlashAttention-2 reaches "50-73% of the
+//     theoretical maximum FLOPs/s on A100" (Dao 2023, arXiv:2307.08691,
+//     abstract), the low end being forward plus backward.
+//   - ScaleOutEfficiency 0.8: rail-optimized InfiniBand reaches about
+//     80% of the line rate in NCCL all-reduce bus bandwidth at scale
+//     (ND A100 v4: 186 GB/s of 8 x 25 GB/s per node would be 0.93 on two
+//     nodes; large rings lose more to congestion and the tree plateau).
+//   - CollectiveLatency 8.4 µs, ScaleUpHopLatency 3.4 µs,
+//     ScaleOutHopLatency 9.6 µs: NCCL's ring/Simple base latency and per
+//     step latencies over NVLink and the network (src/graph/tuning.cc,
+//     baseLat and hwLat).
+//   - OverlapGradReduce, OverlapParamGather on: the default of PyTorch
+//     DDP and FSDP, and the recommended Megatron-Core setting.
+//   - TPCommOverlap, OverlapP2P off: Megatron-LM's defaults (both need
+//     flags and, for TP, Transformer Engine userbuffers).
+//   - RankOrder tp-cp-dp-pp: Megatron-LM's default.
+//   - KernelOverhead 0: kernels cost their roofline time only; set it
+//     to model launch-bound small layers.
+//   - UnfusedElementwise off: fused norms and activations (Megatron-LM,
+//     Transformer Engine, torch.compile).
+//   - SustainedClock 0: each GPU's default (SustainedClockOf).
+func (a *Assumptions) setPerformanceDefaults() {
+	a.GEMMEfficiency = fittedGEMMEfficiency
+	a.AttentionEfficiency = 0.5
+	a.HBMEfficiency = fittedHBMEfficiency
+	a.ScaleUpEfficiency = fittedScaleUpEfficiency
+	a.ScaleOutEfficiency = 0.8
+	a.CollectiveLatency = 8.4e-6
+	a.ScaleUpHopLatency = 3.4e-6
+	a.ScaleOutHopLatency = 9.6e-6
+	a.OverlapGradReduce = true
+	a.OverlapParamGather = true
+	a.RankOrder = DefaultRankOrder
+}
+
+// validatePerformance checks the step-time assumptions.
+func (a Assumptions) validatePerformance() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"GEMM efficiency", a.GEMMEfficiency}, {"attention efficiency", a.AttentionEfficiency},
+		{"HBM efficiency", a.HBMEfficiency}, {"scale-up efficiency", a.ScaleUpEfficiency},
+		{"scale-out efficiency", a.ScaleOutEfficiency}} {
+		if !(f.v > 0 && f.v <= 1) {
+			return fmt.Errorf("costmodel: %s %g is not in (0, 1]", f.name, f.v)
+		}
+	}
+	for _, l := range []struct {
+		name string
+		v    hardware.Seconds
+	}{{"collective latency", a.CollectiveLatency}, {"scale-up hop latency", a.ScaleUpHopLatency},
+		{"scale-out hop latency", a.ScaleOutHopLatency}, {"kernel overhead", a.KernelOverhead}} {
+		if !(l.v >= 0 && l.v < 1) {
+			return fmt.Errorf("costmodel: %s %v is not in [0, 1 s)", l.name, l.v)
+		}
+	}
+	if !(a.SustainedClock >= 0 && a.SustainedClock <= 1) {
+		return fmt.Errorf("costmodel: sustained clock %g is not in [0, 1] (0: the GPU's default)", a.SustainedClock)
+	}
+	return a.RankOrder.Validate()
+}
+
+// sustainedClock are the GPUs known to run tensor-core work below the
+// clock their datasheet peak assumes. Hopper SXM parts at 700 W cannot
+// hold 1830 MHz (the clock of the 989 TFLOP/s figure) under full load:
+// about 1500 MHz is what they sustain (tile-ai/TileOPs#1588: "H200
+// runners on the current 700W power limit cannot reliably sustain a
+// locked 1830 MHz ... 1500 MHz is a more realistic sustained" clock;
+// deepseek-ai/DeepGEMM#120: H800 from 1980 to 1575 MHz when power-
+// limited). 1500/1830 = 0.82. A100 SXM holds its 1410 MHz boost at
+// 400 W. Other GPUs: no measurement, the datasheet peak.
+var sustainedClock = map[string]float64{
+	"h100-sxm": 1500.0 / 1830,
+	"h200":     1500.0 / 1830,
+}
+
+// SustainedClockOf is the share of its datasheet tensor-core peak GPU g
+// sustains: a.SustainedClock when set, else the default for g's catalog
+// name, else 1.
+func (a Assumptions) SustainedClockOf(g hardware.GPU) float64 {
+	if a.SustainedClock > 0 {
+		return a.SustainedClock
+	}
+	if f, ok := sustainedClock[g.Name]; ok {
+		return f
+	}
+	return 1
+}
