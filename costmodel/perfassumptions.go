@@ -87,29 +87,13 @@ func (a Assumptions) validatePerformance() error {
 	return a.RankOrder.Validate()
 }
 
-// sustainedClock are the GPUs known to run tensor-core work below the
-// clock their datasheet peak assumes. Hopper SXM parts at 700 W cannot
-// hold 1830 MHz (the clock of the 989 TFLOP/s figure) under full load:
-// about 1500 MHz is what they sustain (tile-ai/TileOPs#1588: "H200
-// runners on the current 700W power limit cannot reliably sustain a
-// locked 1830 MHz ... 1500 MHz is a more realistic sustained" clock;
-// deepseek-ai/DeepGEMM#120: H800 from 1980 to 1575 MHz when power-
-// limited). 1500/1830 = 0.82. A100 SXM holds its 1410 MHz boost at
-// 400 W. Other GPUs: no measurement, the datasheet peak.
-var sustainedClock = map[string]float64{
-	"h100-sxm": 1500.0 / 1830,
-	"h200":     1500.0 / 1830,
-}
-
 // SustainedClockOf is the share of its datasheet tensor-core peak GPU g
-// sustains: a.SustainedClock when set, else the default for g's catalog
-// name, else 1.
+// sustains: a.SustainedClock when set, else the GPU's own figure
+// (hardware.GPU.Sustained: 0.82 for Hopper SXM at 700 W, 1 where none is
+// measured).
 func (a Assumptions) SustainedClockOf(g hardware.GPU) float64 {
 	if a.SustainedClock > 0 {
 		return a.SustainedClock
 	}
-	if f, ok := sustainedClock[g.Name]; ok {
-		return f
-	}
-	return 1
+	return g.Sustained()
 }

@@ -92,15 +92,18 @@ func EstimateServeSpeed(m *Model, c hardware.Cluster, s ServePlan, a Assumptions
 
 // servePeak is the tensor-core peak the served weights run at: fp8 GEMMs
 // for fp8 weights where the GPU has fp8 tensor cores, bf16 for bf16 and
-// for int4 (weight-only quantization dequantizes to bf16), TF32 for fp32.
+// for int4 (weight-only quantization dequantizes to bf16), TF32 for fp32;
+// at the clock the GPU sustains under load (hardware.GPU.Sustained), as
+// in the training step time.
 func servePeak(g hardware.GPU, w DType) hardware.FLOPRate {
+	peak := g.PeakBF16
 	switch {
 	case w == DTypeFP8 && g.PeakFP8 > 0:
-		return g.PeakFP8
+		peak = g.PeakFP8
 	case w == DTypeFP32:
-		return g.PeakBF16 / 2
+		peak = g.PeakBF16 / 2
 	}
-	return g.PeakBF16
+	return peak * hardware.FLOPRate(g.Sustained())
 }
 
 // weightBytesPerParam is the stored bytes of one weight, int4 scales

@@ -24,6 +24,7 @@ type gpuFile struct {
 	ScaleUpGBs      float64  `json:"scale_up_gb_per_s_per_direction"`
 	ScaleUpDomain   int      `json:"scale_up_domain"`
 	ScaleOutGbits   float64  `json:"scale_out_gbit_per_s"`
+	SustainedClock  float64  `json:"sustained_clock"`
 	Notes           string   `json:"notes"`
 }
 
@@ -61,14 +62,15 @@ func ParseGPU(r io.Reader) (GPU, error) {
 	}
 	g := GPU{
 		Name: f.Name, Description: f.Description, HBM: hbm, HBMQuoted: f.HBMQuoted,
-		PeakBF16:      FLOPRate(f.BF16TFLOPs) * TFLOPPerSecond,
-		PeakFP8:       FLOPRate(f.FP8TFLOPs) * TFLOPPerSecond,
-		MemBandwidth:  Bandwidth(f.MemBandwidthGBs) * GBPerSecond,
-		ScaleUp:       Bandwidth(f.ScaleUpGBs) * GBPerSecond,
-		ScaleUpDomain: f.ScaleUpDomain,
-		ScaleOut:      Bandwidth(f.ScaleOutGbits) * GbitPerSecond,
-		Notes:         f.Notes,
-		Sources:       map[string]string{"all": "user file"},
+		PeakBF16:       FLOPRate(f.BF16TFLOPs) * TFLOPPerSecond,
+		PeakFP8:        FLOPRate(f.FP8TFLOPs) * TFLOPPerSecond,
+		MemBandwidth:   Bandwidth(f.MemBandwidthGBs) * GBPerSecond,
+		ScaleUp:        Bandwidth(f.ScaleUpGBs) * GBPerSecond,
+		ScaleUpDomain:  f.ScaleUpDomain,
+		ScaleOut:       Bandwidth(f.ScaleOutGbits) * GbitPerSecond,
+		SustainedClock: f.SustainedClock,
+		Notes:          f.Notes,
+		Sources:        map[string]string{"all": "user file"},
 	}
 	if g.Description == "" {
 		g.Description = g.Name + " (custom)"

@@ -38,6 +38,11 @@ type GPU struct {
 	// ScaleOut is the per-direction network bandwidth per GPU between
 	// domains (rail-optimized: one NIC per GPU). Zero: no standard NIC.
 	ScaleOut Bandwidth `json:"scale_out_bytes_per_s"`
+	// SustainedClock is the share of the datasheet tensor-core peak the
+	// GPU sustains under full load at its power limit (the peak assumes a
+	// boost clock it cannot hold); 0 means no measurement, the datasheet
+	// peak.
+	SustainedClock float64 `json:"sustained_clock,omitempty"`
 	// Sources cites each figure, keyed by field.
 	Sources map[string]string `json:"sources,omitempty"`
 	// Notes carries caveats a user should see next to the figures.
@@ -64,6 +69,15 @@ func (g GPU) Peak(precision string) (FLOPRate, error) {
 	return 0, fmt.Errorf("hardware: unknown compute precision %q (valid: bf16, fp16, fp8, fp32)", precision)
 }
 
+// Sustained is the share of the datasheet peak the GPU holds under load:
+// SustainedClock, or 1 when it is not known.
+func (g GPU) Sustained() float64 {
+	if g.SustainedClock > 0 {
+		return g.SustainedClock
+	}
+	return 1
+}
+
 // Validate reports the first field of g that is missing or not physical.
 func (g GPU) Validate() error {
 	switch {
@@ -81,6 +95,8 @@ func (g GPU) Validate() error {
 		return fmt.Errorf("hardware: GPU %s: scale-up bandwidth %v is not in (0, 100 TB/s]", g.Name, g.ScaleUp)
 	case g.ScaleUpDomain < 1 || g.ScaleUpDomain > 1<<16:
 		return fmt.Errorf("hardware: GPU %s: scale-up domain %d is not in [1, 65536]", g.Name, g.ScaleUpDomain)
+	case !(g.SustainedClock >= 0 && g.SustainedClock <= 1):
+		return fmt.Errorf("hardware: GPU %s: sustained clock %g is not in [0, 1]", g.Name, g.SustainedClock)
 	case g.ScaleOut < 0 || g.ScaleOut > 1e14:
 		return fmt.Errorf("hardware: GPU %s: scale-out bandwidth %v must be 0 (none) or positive", g.Name, g.ScaleOut)
 	}

@@ -75,6 +75,9 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 			for _, k := range []string{"hbm_bytes", "hbm_quoted", "peak", "mem_bandwidth", "scale_up", "scale_out"} {
 				fmt.Fprintf(stdout, "    %-13s %s\n", k, g.Sources[k])
 			}
+			if g.SustainedClock > 0 {
+				fmt.Fprintf(stdout, "    %-13s %.0f%% of the datasheet peak under load: %s\n", "clock", 100*g.SustainedClock, g.Sources["sustained_clock"])
+			}
 			if g.Notes != "" {
 				fmt.Fprintf(stdout, "    %-13s %s\n", "note", g.Notes)
 			}
