@@ -20,5 +20,5 @@ func ExampleEstimateServeSpeed() {
 	fmt.Printf("prefill of 4,096 tokens: %v to the first token\n", v.TimeToFirstToken)
 	// Output:
 	// decode reads 15.5 GB per step: 6.19 ms per output token, 162 tokens/s
-	// prefill of 4,096 tokens: 95.8 ms to the first token
+	// prefill of 4,096 tokens: 117 ms to the first token
 }

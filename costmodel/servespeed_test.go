@@ -110,8 +110,10 @@ func TestComputeBoundBatch(t *testing.T) {
 	// fp8 halves the bytes and doubles the peak: the same crossover.
 	f := speed(t, "llama3-70b", "h100-sxm", 8, ServePlan{TP: 8, Context: 1, Users: 1, Weights: DTypeFP8}, ideal)
 	b := speed(t, "llama3-70b", "h100-sxm", 8, ServePlan{TP: 8, Context: 1, Users: 1}, ideal)
-	if !within(f.ComputeBoundBatchShort, b.ComputeBoundBatchShort, 0.01) || !within(b.ComputeBoundBatchShort, 989/3.35, 0.01) {
-		t.Errorf("h100 crossover bf16 %.1f, fp8 %.1f, want about %.1f", b.ComputeBoundBatchShort, f.ComputeBoundBatchShort, 989/3.35)
+	// The H100 holds 82% of its datasheet peak under load (hardware catalog).
+	h100 := 989 * 0.82 / 3.35
+	if !within(f.ComputeBoundBatchShort, b.ComputeBoundBatchShort, 0.01) || !within(b.ComputeBoundBatchShort, h100, 0.01) {
+		t.Errorf("h100 crossover bf16 %.1f, fp8 %.1f, want about %.1f", b.ComputeBoundBatchShort, f.ComputeBoundBatchShort, h100)
 	}
 	// A batch past the crossover runs compute-bound.
 	big := speed(t, "llama3-70b", "a100-40gb", 8, ServePlan{TP: 8, Context: 1, Users: 400}, ideal)
