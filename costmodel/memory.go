@@ -104,6 +104,16 @@ func (e *Evaluator) Budget() hardware.Bytes {
 // Stage computes the memory of pipeline stage r under plan p, which must
 // be normalized (Plan.Normalize) for e's model.
 func (e *Evaluator) Stage(p Plan, r int) StageMemory {
+	s := e.stageStates(p, r)
+	e.activations(p, r, &s)
+	e.overheads(p, &s)
+	return s
+}
+
+// stageStates fills stage r's layers, parameters, model states and ZeRO-3
+// gather buffers: everything of the stage that does not depend on the
+// micro-batch, the recompute policy or sequence parallelism.
+func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	m := e.m
 	s := StageMemory{Stage: r}
 	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
@@ -114,8 +124,6 @@ func (e *Evaluator) Stage(p Plan, r int) StageMemory {
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, s.MoELayers > 0)
 	}
-	e.activations(p, r, &s)
-	e.overheads(p, &s)
 	return s
 }
 

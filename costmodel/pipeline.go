@@ -1,6 +1,10 @@
 package costmodel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
 
 // balanceLayers fills FirstStageLayers and LastStageLayers when the
 // layers do not divide evenly over the pipeline: the middle stages get
@@ -146,4 +150,71 @@ func (p Plan) outputInFlight(m int) float64 {
 		return float64(m)
 	}
 	return 1
+}
+
+// PeakFast returns exactly what Peak returns, evaluating only the stages
+// that can hold the peak. Stage r's memory depends on r through its layer
+// composition (layers and MoE layers), the embedding on stage 0, the
+// output layer on the last stage, and the micro-batches in flight, which
+// no schedule increases with r (see inFlight). Among middle stages of the
+// same composition the earliest therefore holds at least as much as the
+// later ones, and Peak, which keeps the first of equal stages, never picks
+// a later one. So stage 0, the last stage and the first middle stage of
+// each run of equal compositions suffice: three stages for a dense model.
+func (e *Evaluator) PeakFast(p Plan) StageMemory {
+	best := e.Stage(p, 0)
+	if p.PP == 1 {
+		return best
+	}
+	dense := e.m.Layers - e.m.MoELayers()
+	prevN, prevMoE := -1, -1
+	for r := 1; r < p.PP-1; r++ {
+		n, moe := p.stageLayers(e.m.Layers, dense, r)
+		if n == prevN && moe == prevMoE {
+			continue
+		}
+		prevN, prevMoE = n, moe
+		if s := e.Stage(p, r); s.Total > best.Total {
+			best = s
+		}
+	}
+	if s := e.Stage(p, p.PP-1); s.Total > best.Total {
+		best = s
+	}
+	return best
+}
+
+// PeakLowerBound is a lower bound on Peak(p).Total that needs no
+// activation math: the largest model states of any stage (with ZeRO-3's
+// gather buffers), their allocator fragmentation and the fixed runtime
+// overheads. None of these depends on the micro-batch size, the recompute
+// policy or sequence parallelism, so a plan whose bound exceeds the budget
+// does not fit under any of them. The stages it looks at are those
+// PeakFast looks at; middle stages of equal composition hold equal states.
+func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
+	bound := e.statesTotal(p, 0)
+	if p.PP == 1 {
+		return bound
+	}
+	dense := e.m.Layers - e.m.MoELayers()
+	prevN, prevMoE := -1, -1
+	for r := 1; r < p.PP-1; r++ {
+		n, moe := p.stageLayers(e.m.Layers, dense, r)
+		if n == prevN && moe == prevMoE {
+			continue
+		}
+		prevN, prevMoE = n, moe
+		bound = max(bound, e.statesTotal(p, r))
+	}
+	return max(bound, e.statesTotal(p, p.PP-1))
+}
+
+// statesTotal is stage r's total with its activations left out: each term
+// of Stage's total, summed in the same order, is no larger, so the result
+// is no larger than Stage(p, r).Total in floating point as in exact
+// arithmetic.
+func (e *Evaluator) statesTotal(p Plan, r int) hardware.Bytes {
+	s := e.stageStates(p, r)
+	e.overheads(p, &s)
+	return s.Total
 }
