@@ -160,27 +160,16 @@ func (p Plan) outputInFlight(m int) float64 {
 // same composition the earliest therefore holds at least as much as the
 // later ones, and Peak, which keeps the first of equal stages, never picks
 // a later one. So stage 0, the last stage and the first middle stage of
-// each run of equal compositions suffice: three stages for a dense model.
+// each run of equal compositions suffice: three stages for a model whose
+// layers are all dense or all MoE.
 func (e *Evaluator) PeakFast(p Plan) StageMemory {
-	best := e.Stage(p, 0)
-	if p.PP == 1 {
-		return best
-	}
-	dense := e.m.Layers - e.m.MoELayers()
-	prevN, prevMoE := -1, -1
-	for r := 1; r < p.PP-1; r++ {
-		n, moe := p.stageLayers(e.m.Layers, dense, r)
-		if n == prevN && moe == prevMoE {
-			continue
-		}
-		prevN, prevMoE = n, moe
-		if s := e.Stage(p, r); s.Total > best.Total {
+	var best StageMemory
+	la := e.layerActs(p)
+	e.peakCandidates(p, func(r int) {
+		if s := e.stage(p, r, la); r == 0 || s.Total > best.Total {
 			best = s
 		}
-	}
-	if s := e.Stage(p, p.PP-1); s.Total > best.Total {
-		best = s
-	}
+	})
 	return best
 }
 
@@ -192,21 +181,40 @@ func (e *Evaluator) PeakFast(p Plan) StageMemory {
 // does not fit under any of them. The stages it looks at are those
 // PeakFast looks at; middle stages of equal composition hold equal states.
 func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
-	bound := e.statesTotal(p, 0)
+	var bound hardware.Bytes
+	e.peakCandidates(p, func(r int) {
+		bound = max(bound, e.statesTotal(p, r))
+	})
+	return bound
+}
+
+// peakCandidates calls f, in increasing order, for stage 0, the first
+// middle stage of each run of equal layer compositions, and the last
+// stage. Middle stages hold equal layer counts (balanceLayers; equal
+// chunks when interleaved), so when the layers are all dense or all MoE
+// every middle stage has the composition of stage 1.
+func (e *Evaluator) peakCandidates(p Plan, f func(r int)) {
+	f(0)
 	if p.PP == 1 {
-		return bound
+		return
 	}
-	dense := e.m.Layers - e.m.MoELayers()
+	moe := e.m.MoELayers()
+	if moe == 0 || moe == e.m.Layers {
+		if p.PP > 2 {
+			f(1)
+		}
+		f(p.PP - 1)
+		return
+	}
 	prevN, prevMoE := -1, -1
 	for r := 1; r < p.PP-1; r++ {
-		n, moe := p.stageLayers(e.m.Layers, dense, r)
-		if n == prevN && moe == prevMoE {
-			continue
+		n, m := p.stageLayers(e.m.Layers, e.m.Layers-moe, r)
+		if n != prevN || m != prevMoE {
+			prevN, prevMoE = n, m
+			f(r)
 		}
-		prevN, prevMoE = n, moe
-		bound = max(bound, e.statesTotal(p, r))
 	}
-	return max(bound, e.statesTotal(p, p.PP-1))
+	f(p.PP - 1)
 }
 
 // statesTotal is stage r's total with its activations left out: each term

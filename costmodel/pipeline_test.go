@@ -145,3 +145,29 @@ func peakTestPlans() []Plan {
 	}
 	return out
 }
+
+// BenchmarkPeak compares the memory evaluation of one plan by every stage
+// (Peak) and by the stages that can hold the peak (PeakFast), and the
+// lower bound without activations: Llama 3 405B, tp 8, pp 16.
+func BenchmarkPeak(b *testing.B) {
+	m, _ := LookupModel("llama3-405b")
+	e, err := NewEvaluator(m, cluster(b, "h100-sxm", 128), DefaultAssumptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Plan{TP: 8, PP: 16, CP: 1, DP: 1, ZeRO: 1, SP: true, Recompute: Selective, MicroBatch: 1, GlobalBatch: 16, Seq: 8192}.Normalize(m, 128)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		f    func(Plan)
+	}{{"Peak", func(p Plan) { e.Peak(p) }}, {"PeakFast", func(p Plan) { e.PeakFast(p) }}, {"PeakLowerBound", func(p Plan) { e.PeakLowerBound(p) }}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.f(p)
+			}
+		})
+	}
+}
