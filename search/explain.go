@@ -118,6 +118,8 @@ func onOff(b bool) string {
 func percent(f float64) string {
 	v := f * 100
 	switch a := math.Abs(v); {
+	case a == 0:
+		return "0%"
 	case a >= 99.95:
 		return strconv.FormatFloat(v, 'f', 0, 64) + "%"
 	case a >= 9.995:
