@@ -56,8 +56,8 @@ func (cs *countSearch) run(workers, k, misses int) outcome {
 	}
 	out.top = topK{k: k, items: merge(k, tops...)}
 	out.misses = nearest{k: misses}
-	for _, m := range ms {
-		out.misses.offer(m)
+	for i := range ms {
+		out.misses.offer(&ms[i])
 	}
 	return out
 }
@@ -174,11 +174,13 @@ func (cs *countSearch) evaluate(p costmodel.Plan, o *outcome) hardware.Bytes {
 	peak := cs.e.PeakFast(p)
 	if peak.Total > cs.budget {
 		o.counts.reject(RejectMemory, 1)
-		o.misses.offer(Miss{Plan: p, GPUs: cs.gpus, PeakStage: peak.Stage, Peak: peak.Total, Over: peak.Total - cs.budget})
+		m := Miss{Plan: p, GPUs: cs.gpus, PeakStage: peak.Stage, Peak: peak.Total, Over: peak.Total - cs.budget}
+		o.misses.offer(&m)
 		return peak.Total
 	}
 	o.counts.Fit++
-	o.top.offer(Ranked{Plan: p, GPUs: cs.gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
-		Peak: peak.Total, Headroom: cs.budget - peak.Total, Performance: cs.e.Performance(p)})
+	r := Ranked{Plan: p, GPUs: cs.gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
+		Peak: peak.Total, Headroom: cs.budget - peak.Total, Performance: cs.e.Performance(p)}
+	o.top.offer(&r)
 	return peak.Total
 }

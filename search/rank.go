@@ -49,21 +49,26 @@ type topK struct {
 
 func newTopK(k int) topK { return topK{k: k, items: make([]Ranked, 0, k)} }
 
-// offer inserts r if it is among the k best so far.
-func (t *topK) offer(r Ranked) {
-	if !t.wants(&r) {
+// offer inserts r if it is among the k best so far. It takes a pointer
+// and searches with a plain loop so that nothing escapes: the hot loop
+// offers every plan that fits.
+func (t *topK) offer(r *Ranked) {
+	if !t.wants(r) {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(t.items, &r, func(x Ranked, y *Ranked) int {
-		if better(&x, y) {
-			return -1
+	lo, hi := 0, len(t.items)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if better(r, &t.items[mid]) {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
-		return 1
-	})
+	}
 	if len(t.items) == t.k {
 		t.items = t.items[:t.k-1]
 	}
-	t.items = slices.Insert(t.items, i, r)
+	t.items = slices.Insert(t.items, lo, *r)
 }
 
 // wants reports whether r would enter the k best.
@@ -75,8 +80,8 @@ func (t *topK) wants(r *Ranked) bool {
 func merge(k int, parts ...[]Ranked) []Ranked {
 	t := newTopK(k)
 	for _, p := range parts {
-		for _, r := range p {
-			t.offer(r)
+		for i := range p {
+			t.offer(&p[i])
 		}
 	}
 	return t.items
@@ -106,20 +111,23 @@ type nearest struct {
 	items []Miss
 }
 
-func (n *nearest) offer(m Miss) {
-	if n.k == 0 || len(n.items) == n.k && !nearer(&m, &n.items[len(n.items)-1]) {
+func (n *nearest) offer(m *Miss) {
+	if n.k == 0 || len(n.items) == n.k && !nearer(m, &n.items[len(n.items)-1]) {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(n.items, &m, func(x Miss, y *Miss) int {
-		if nearer(&x, y) {
-			return -1
+	lo, hi := 0, len(n.items)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if nearer(m, &n.items[mid]) {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
-		return 1
-	})
+	}
 	if len(n.items) == n.k {
 		n.items = n.items[:n.k-1]
 	}
-	n.items = slices.Insert(n.items, i, m)
+	n.items = slices.Insert(n.items, lo, *m)
 }
 
 // named fills the plan strings of a final ranking.
