@@ -36,7 +36,7 @@ var reasonText = [numReasons]string{
 	"sequence parallelism needs seq/cp divisible by tp",
 	"dp*mbs does not divide the global batch",
 	"model states alone exceed the budget (bound, no activation math)",
-	"peak stage exceeds the budget",
+	"peak stage exceeds the budget (computed, or implied by a smaller micro-batch already over)",
 }
 
 // Key is the reason's short name, as JSON and CSV carry it.

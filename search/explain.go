@@ -23,7 +23,7 @@ func Why(a, b Ranked) []string {
 			percent(pa.TokensPerSecond/pb.TokensPerSecond-1), count(pa.TokensPerSecondPerGPU), count(pb.TokensPerSecondPerGPU),
 			pa.StepTime, pb.StepTime, percent(pa.MFU), percent(pb.MFU)))
 	case a.Headroom != b.Headroom:
-		out = append(out, fmt.Sprintf("equal throughput; more headroom: %v vs %v", a.Headroom, b.Headroom))
+		out = append(out, fmt.Sprintf("equal throughput; %v more headroom: %v vs %v", a.Headroom-b.Headroom, a.Headroom, b.Headroom))
 	case pa.ExposedNetworkBytes != pb.ExposedNetworkBytes:
 		out = append(out, fmt.Sprintf("equal throughput and headroom; fewer bytes exposed on the network: %v vs %v",
 			pa.ExposedNetworkBytes, pb.ExposedNetworkBytes))
@@ -34,9 +34,9 @@ func Why(a, b Ranked) []string {
 		out = append(out, fmt.Sprintf("pipeline bubble %s vs %s of compute ((pp-1)/(m*vpp): pp %d vs %d, %d vs %d micro-batches, vpp %d vs %d)",
 			percent(ba), percent(bb), a.Plan.PP, b.Plan.PP, a.MicroBatches, b.MicroBatches, a.Plan.VPP, b.Plan.VPP))
 	}
-	if a.Plan.Recompute != b.Plan.Recompute {
+	if ea, eb := extraFLOPs(pa), extraFLOPs(pb); ea != eb {
 		out = append(out, fmt.Sprintf("recompute %s vs %s: hardware FLOPs %s vs %s above the model's (HFU %s vs %s)",
-			a.Plan.Recompute, b.Plan.Recompute, percent(extraFLOPs(pa)), percent(extraFLOPs(pb)), percent(pa.HFU), percent(pb.HFU)))
+			a.Plan.Recompute, b.Plan.Recompute, percent(ea), percent(eb), percent(pa.HFU), percent(pb.HFU)))
 	}
 	if pa.ExposedComm != pb.ExposedComm || pa.ExposedTier != pb.ExposedTier {
 		out = append(out, fmt.Sprintf("exposed communication %s vs %s", exposed(pa), exposed(pb)))

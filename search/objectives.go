@@ -192,7 +192,8 @@ func (s *searcher) misses(cs *countSearch) error {
 	}
 	rep, err := cs.e.Estimate(s.r.Misses[0].Plan)
 	if err != nil {
-		return fmt.Errorf("search: estimating the nearest miss: %w", err)
+		// Candidates are canonical plans of the count: a bug, not input.
+		panic(fmt.Sprintf("search: estimating the nearest miss %s: %v", s.r.Misses[0].Plan, err))
 	}
 	s.r.Levers = rep.Levers
 	return nil

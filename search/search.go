@@ -134,10 +134,10 @@ type Result struct {
 }
 
 // Search finds the best plans for training m on GPUs g, whose NVLink
-// domain is gpusPerNode (g's own when 0), under assumptions a. Invalid
-// input is an error naming the bad value; a search in which nothing fits
-// is not an error (Result.Plans is empty and Result.Misses says by how
-// much the nearest plans miss).
+// domain is gpusPerNode (g's own when 0), under assumptions a. It returns
+// an error only for invalid input, naming the bad value; a search in
+// which nothing fits is not an error (Result.Plans is empty and
+// Result.Misses says by how much the nearest plans miss).
 func Search(m *costmodel.Model, g hardware.GPU, gpusPerNode int, a costmodel.Assumptions, o Options) (*Result, error) {
 	o = o.withDefaults()
 	if gpusPerNode == 0 {
