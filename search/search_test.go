@@ -175,6 +175,8 @@ func TestBadOptions(t *testing.T) {
 		{Options{Job: pretraining, GPUs: 128, Space: Space{CP: []int{3}}}, "cp=3 does not split seq=8192"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{3}}}, "mbs=3 does not divide the global batch of 2048"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{}}}, "the mbs axis is empty"},
+		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{5}}}, "vpp=5 does not divide the 126 layers"},
+		{Options{Job: pretraining, GPUs: 128, Space: Space{MidExtra: []int{0, 83}}}, "mid-extra=83 leaves no layer for the first or last stage at any pp (at most 82"},
 		{Options{Job: Job{Seq: 0, GlobalBatch: 8}, GPUs: 128}, "seq=0"},
 		{Options{Job: pretraining, Objective: FewestGPUs, MaxGPUs: -1}, "max-gpus=-1"},
 	}
@@ -187,5 +189,20 @@ func TestBadOptions(t *testing.T) {
 	_, err := Search(m, gpu(t, "a100"), 0, costmodel.DefaultAssumptions(), Options{Job: Job{Seq: 4096, GlobalBatch: 8, Precision: costmodel.FP8}, GPUs: 8})
 	if err == nil || !strings.Contains(err.Error(), "no FP8") {
 		t.Errorf("fp8 on A100: %v", err)
+	}
+}
+
+// TestTPBeyondNode: tp stays within the NVLink domain by default and goes
+// beyond it when asked.
+func TestTPBeyondNode(t *testing.T) {
+	m := model(t, "llama3-405b")
+	for _, p := range search(t, m, Options{Job: pretraining, GPUs: 256, Top: 50}).Plans {
+		if p.Plan.TP > 8 {
+			t.Fatalf("default space ranks %s, tp beyond the 8-GPU domain", p.PlanString)
+		}
+	}
+	r := search(t, m, Options{Job: pretraining, GPUs: 256, Space: Space{TP: []int{16, 32}}})
+	if len(r.Plans) == 0 || r.Plans[0].Plan.TP < 16 {
+		t.Fatalf("--tp 16,32: %v", planStrings(r.Plans))
 	}
 }

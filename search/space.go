@@ -172,6 +172,16 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 			return err
 		}
 	}
+	for _, v := range s.VPP {
+		if m.Layers%v != 0 {
+			return fmt.Errorf("search: vpp=%d does not divide the %d layers of %s, so no pp gives equal model chunks (interleaving needs them)", v, m.Layers, m.Name)
+		}
+	}
+	// Three stages leave the most room for lighter end stages.
+	if room := m.Layers - (m.Layers+2)/3 - 2; len(s.MidExtra) > 0 && slices.Max(s.MidExtra) > max(room, 0) {
+		return fmt.Errorf("search: mid-extra=%d leaves no layer for the first or last stage at any pp (at most %d for %d layers)",
+			slices.Max(s.MidExtra), max(room, 0), m.Layers)
+	}
 	for _, b := range s.MicroBatch {
 		if job.GlobalBatch%b != 0 {
 			return fmt.Errorf("search: mbs=%d does not divide the global batch of %d sequences", b, job.GlobalBatch)

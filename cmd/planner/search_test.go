@@ -143,3 +143,24 @@ func BenchmarkSearchCommand(b *testing.B) {
 		}
 	}
 }
+
+// FuzzSearchAxes: whatever an axis flag is given, search answers (exit
+// 0) or rejects it with a message (exit 2); it never panics or fails.
+func FuzzSearchAxes(f *testing.F) {
+	for _, seed := range []struct {
+		axis  uint8
+		value string
+	}{{0, "8"}, {0, "1,2,4,8,16"}, {1, "1,2,3"}, {2, "2"}, {3, "1,2"}, {4, "0,1"}, {5, "1,3"}, {6, "none,full"},
+		{7, "on,off"}, {8, "1,2"}, {0, "-1"}, {5, "9"}, {8, ""}, {1, "4096"}, {7, "ON"}, {3, "1048577"}} {
+		f.Add(seed.axis, seed.value)
+	}
+	axes := []string{"tp", "pp", "vpp", "cp", "mid-extra", "zero", "recompute", "sp", "mbs"}
+	f.Fuzz(func(t *testing.T, axis uint8, value string) {
+		name := axes[int(axis)%len(axes)]
+		var errb strings.Builder
+		code := run([]string{"search", "--model", "llama3-8b", "--gpus", "8", "--seq", "4096", "--gbs", "64", "--" + name, value}, io.Discard, &errb)
+		if code != 0 && (code != 2 || errb.Len() == 0) {
+			t.Errorf("--%s %q: exit %d, stderr %q", name, value, code, errb.String())
+		}
+	})
+}
