@@ -123,13 +123,20 @@ func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	s := StageMemory{Stage: r}
 	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
 	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
+	e.shardStates(p, &s, s.MoELayers > 0)
+	return s
+}
+
+// shardStates fills the model states of s.Params parameters after ZeRO,
+// and ZeRO-3's gather buffers for a stage with (moe) or without MoE
+// layers.
+func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
-		s.GatherBuffers = e.gatherBuffers(p, s.MoELayers > 0)
+		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
-	return s
 }
 
 // Peak computes every stage of p and returns the one with the most memory

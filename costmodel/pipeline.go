@@ -188,6 +188,27 @@ func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
 	return bound
 }
 
+// SplitLowerBound is a lower bound on PeakLowerBound(q) for every plan q
+// that differs from p only in its layer split (FirstStageLayers,
+// LastStageLayers, VPP): whatever the split, some stage holds at least
+// ceil(layers/pp) layers, each with at least the parameters of the
+// lighter kind of layer the model has (dense or MoE), before any
+// embedding or output layer. One bound thus settles every split of a
+// layout. It is scaled down by a relative 1e-12 so that rounding in the
+// sums it stands for cannot put it above them.
+func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
+	m := e.m
+	perLayer, moe := m.layerParams(p.TP, false), false
+	if k := m.MoELayers(); k == m.Layers || k > 0 && m.layerParams(p.TP, true) < perLayer {
+		perLayer, moe = m.layerParams(p.TP, true), true
+	}
+	n := (m.Layers + p.PP - 1) / p.PP
+	s := StageMemory{Layers: n, Params: float64(n) * perLayer}
+	e.shardStates(p, &s, moe)
+	e.overheads(p, &s)
+	return s.Total * (1 - 1e-12)
+}
+
 // peakCandidates calls f, in increasing order, for stage 0, the first
 // middle stage of each run of equal layer compositions, and the last
 // stage. Middle stages hold equal layer counts (balanceLayers; equal

@@ -88,7 +88,8 @@ func TestStageLayersCoverModel(t *testing.T) {
 }
 
 // TestPeakFastEqualsPeak: PeakFast returns the very stage Peak returns,
-// field for field, and PeakLowerBound never exceeds it, over dense and
+// field for field, PeakLowerBound never exceeds it and SplitLowerBound
+// never exceeds PeakLowerBound (for every split the plans cover), over dense and
 // MoE models (DeepSeek-V3's dense layers span the first stages), every
 // schedule, interleaving, even and uneven splits, and pipelines starved
 // of micro-batches.
@@ -113,8 +114,12 @@ func TestPeakFastEqualsPeak(t *testing.T) {
 			if got != want {
 				t.Fatalf("%s %s: PeakFast stage %d total %v, Peak stage %d total %v", name, q, got.Stage, got.Total, want.Stage, want.Total)
 			}
-			if lb := e.PeakLowerBound(q); lb > want.Total || lb <= 0 {
+			lb := e.PeakLowerBound(q)
+			if lb > want.Total || lb <= 0 {
 				t.Fatalf("%s %s: lower bound %v above peak %v", name, q, lb, want.Total)
+			}
+			if slb := e.SplitLowerBound(q); slb > lb || slb <= 0 {
+				t.Fatalf("%s %s: split bound %v above the bound %v", name, q, slb, lb)
 			}
 			compared++
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // Every point of the grid is accounted for exactly once: the iterators
-// below walk the axes in the order tp, cp, pp, vpp, mid-extra, ZeRO,
+// below walk the axes in the order tp, cp, pp, vpp, mid-extra, end-shift, ZeRO,
 // recompute, SP, micro-batch, and a point that fails a check is counted
 // under the first reason that rejects it; when a check rejects a value of
 // an outer axis, every grid point below it is counted at once (Space's
@@ -47,14 +47,16 @@ func (s Space) splits(m *costmodel.Model, job Job, gpus int, c *Counts) iter.Seq
 					p.TP, p.CP, p.PP, p.DP = tp, cp, pp, gpus/(tp*cp*pp)
 					for _, vpp := range s.VPP {
 						for _, extra := range s.MidExtra {
-							first, last, r := layerSplit(m.Layers, pp, vpp, extra)
-							if r != noReason {
-								c.reject(r, n.split)
-								continue
-							}
-							p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
-							if !yield(p) {
-								return
+							for _, shift := range s.EndShift {
+								first, last, r := layerSplit(m.Layers, pp, vpp, extra, shift)
+								if r != noReason {
+									c.reject(r, n.split)
+									continue
+								}
+								p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
+								if !yield(p) {
+									return
+								}
 							}
 						}
 					}
@@ -134,6 +136,17 @@ func (s Space) rejectVariants(layout costmodel.Plan, r Reason, c *Counts) {
 	for i, v := range one.Rejected {
 		c.Rejected[i] += v * len(s.Recompute)
 	}
+}
+
+// batchPossible reports whether some micro-batch size of the axis makes
+// up the global batch over dp data-parallel ranks.
+func (s Space) batchPossible(gbs, dp int) bool {
+	for _, b := range s.MicroBatch {
+		if batchDivides(gbs, dp, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // Candidates yields every candidate plan of the space on gpus GPUs: the

@@ -9,32 +9,39 @@ import (
 // TestLayerSplit checks the splits against Plan.Normalize and Meta's.
 func TestLayerSplit(t *testing.T) {
 	tests := []struct {
-		layers, pp, vpp, extra int
-		first, last            int
-		r                      Reason
+		layers, pp, vpp, extra, shift int
+		first, last                   int
+		r                             Reason
 	}{
-		{126, 16, 1, 0, 7, 7, noReason}, // Llama 3 405B (Dubey et al. 2024, sec. 3.3.2)
-		{126, 16, 1, 1, 0, 0, RejectSplit},
-		{126, 4, 1, 0, 31, 31, noReason},
-		{126, 4, 1, 1, 30, 30, noReason},
-		{126, 4, 1, 2, 29, 29, noReason},
-		{126, 3, 1, 0, 0, 0, noReason},
-		{126, 3, 1, 1, 41, 42, noReason},
-		{126, 2, 1, 1, 0, 0, RejectDuplicate},
-		{126, 1, 1, 2, 0, 0, RejectDuplicate},
-		{127, 2, 1, 0, 63, 64, noReason},
-		{80, 4, 2, 0, 0, 0, noReason},
-		{80, 4, 3, 0, 0, 0, RejectSplit},
-		{80, 4, 2, 1, 0, 0, RejectSplit},
-		{80, 1, 2, 0, 0, 0, RejectSplit},
-		{80, 81, 1, 0, 0, 0, RejectSplit},
-		{61, 30, 1, 0, 0, 0, RejectSplit},
+		{126, 16, 1, 0, 0, 7, 7, noReason}, // Llama 3 405B (Dubey et al. 2024, sec. 3.3.2)
+		{126, 16, 1, 1, 0, 0, 0, RejectSplit},
+		{126, 16, 1, 0, 2, 5, 9, noReason},
+		{126, 16, 1, 0, -1, 8, 6, noReason},
+		{126, 16, 1, 0, 7, 0, 0, RejectSplit},
+		{126, 4, 1, 0, 0, 31, 31, noReason},
+		{126, 4, 1, 1, 0, 30, 30, noReason},
+		{126, 4, 1, 2, 1, 28, 30, noReason},
+		{126, 3, 1, 0, 0, 0, 0, noReason},
+		{126, 3, 1, 0, 1, 41, 43, noReason},
+		{126, 3, 1, 1, 0, 41, 42, noReason},
+		{126, 2, 1, 1, 0, 0, 0, RejectDuplicate},
+		{126, 2, 1, 0, 2, 61, 65, noReason},
+		{126, 1, 1, 2, 0, 0, 0, RejectDuplicate},
+		{126, 1, 1, 0, 1, 0, 0, RejectDuplicate},
+		{127, 2, 1, 0, 0, 63, 64, noReason},
+		{80, 4, 2, 0, 0, 0, 0, noReason},
+		{80, 4, 2, 0, 1, 0, 0, RejectSplit},
+		{80, 4, 3, 0, 0, 0, 0, RejectSplit},
+		{80, 4, 2, 1, 0, 0, 0, RejectSplit},
+		{80, 1, 2, 0, 0, 0, 0, RejectSplit},
+		{80, 81, 1, 0, 0, 0, 0, RejectSplit},
+		{61, 30, 1, 0, 0, 0, 0, RejectSplit},
 	}
 	for _, tt := range tests {
-		f, l, r := layerSplit(tt.layers, tt.pp, tt.vpp, tt.extra)
+		f, l, r := layerSplit(tt.layers, tt.pp, tt.vpp, tt.extra, tt.shift)
 		if f != tt.first || l != tt.last || r != tt.r {
-			t.Errorf("layerSplit(%d, pp %d, vpp %d, extra %d) = %d, %d, %d; want %d, %d, %d",
-				tt.layers, tt.pp, tt.vpp, tt.extra, f, l, r, tt.first, tt.last, tt.r)
+			t.Errorf("layerSplit(%d, pp %d, vpp %d, extra %d, shift %d) = %d, %d, %d; want %d, %d, %d",
+				tt.layers, tt.pp, tt.vpp, tt.extra, tt.shift, f, l, r, tt.first, tt.last, tt.r)
 		}
 	}
 }
@@ -52,7 +59,7 @@ func TestCandidatesAreCanonicalAndCounted(t *testing.T) {
 		{"llama3-405b", pretraining, 128, 8, Space{}},
 		{"llama3-70b", Job{Seq: 4096, GlobalBatch: 512}, 96, 8, Space{}},
 		{"deepseek-v3", Job{Seq: 4096, GlobalBatch: 1024}, 256, 8, Space{}},
-		{"gpt3-175b", Job{Seq: 2048, GlobalBatch: 1536, Schedule: costmodel.GPipe}, 64, 8, Space{SP: []bool{true}, ZeRO: []int{3, 1}}},
+		{"gpt3-175b", Job{Seq: 2048, GlobalBatch: 1536, Schedule: costmodel.GPipe}, 64, 8, Space{SP: []bool{true}, ZeRO: []int{3, 1}, EndShift: []int{-2, 0, 3}}},
 		{"llama3-8b", Job{Seq: 131072, GlobalBatch: 64}, 72, 72, Space{CP: []int{1, 2, 4, 8}}},
 	}
 	for _, c := range cases {

@@ -16,8 +16,8 @@ var metaLayouts = []struct {
 	layout Space
 	dp     int
 }{
-	{"pre-training", pretraining, Space{TP: []int{8}, PP: []int{16}, CP: []int{1}, MicroBatch: []int{1}}, 128},
-	{"long context", Job{Seq: 131072, GlobalBatch: 128}, Space{TP: []int{8}, PP: []int{16}, CP: []int{16}, MicroBatch: []int{1}}, 8},
+	{"pre-training", pretraining, Space{TP: []int{8}, PP: []int{16}, CP: []int{1}, MidExtra: []int{0}, EndShift: []int{0}, MicroBatch: []int{1}}, 128},
+	{"long context", Job{Seq: 131072, GlobalBatch: 128}, Space{TP: []int{8}, PP: []int{16}, CP: []int{16}, MidExtra: []int{0}, EndShift: []int{0}, MicroBatch: []int{1}}, 8},
 }
 
 // TestMetaLayoutsFit: both layouts fit on 80 GB H100s in some ZeRO stage

@@ -62,10 +62,10 @@ func (cs *countSearch) run(workers, k, misses int) outcome {
 	return out
 }
 
-// work evaluates the splits w, w+n, w+2n, ... (each with its ZeRO
-// stages) into o. Every worker walks all splits (enumerating them is
-// cheap); worker 0 counts the grid points the layout axes reject. It
-// allocates nothing per plan.
+// work evaluates the layouts (tp, cp, pp) w, w+n, w+2n, ..., each with
+// all its splits and ZeRO stages, into o. Every worker walks all splits
+// (enumerating them is cheap); worker 0 counts the grid points the layout
+// axes reject. It allocates nothing per plan.
 func (cs *countSearch) work(w, n int, o *outcome) {
 	bounded := o.misses.k == 0
 	layoutCounts := &o.counts
@@ -73,19 +73,59 @@ func (cs *countSearch) work(w, n int, o *outcome) {
 		layoutCounts = &Counts{}
 	}
 	i := -1
+	var group splitsCheck
+	dom := newDominance(cs.m.Layers)
 	for g := range cs.space.splits(cs.m, cs.job, cs.gpus, layoutCounts) {
-		if i++; i%n != w {
+		if group.reset(cs, g) {
+			i++
+			dom.reset(g)
+		}
+		if i%n != w {
+			continue
+		}
+		if !cs.space.batchPossible(g.GlobalBatch, g.DP) {
+			// Every variant fails the batch check: no bound is needed to
+			// reject them, and they count as they would anyway.
+			for l := range cs.space.zeros(g, &o.counts) {
+				cs.space.rejectVariants(l, RejectBatch, &o.counts)
+			}
 			continue
 		}
 		states := statesCheck{e: cs.e, budget: cs.budget}
 		for l := range cs.space.zeros(g, &o.counts) {
-			if bounded && states.over(l) {
+			if bounded && (group.over(l) || states.over(l)) {
 				cs.space.rejectVariants(l, RejectStates, &o.counts)
 				continue
 			}
-			cs.variants(l, bounded, o)
+			cs.variants(l, bounded, dom, o)
 		}
 	}
+}
+
+// splitsCheck decides, for the ZeRO stages of one (tp, cp, pp, dp),
+// whether the model states exceed the budget whatever the layer split
+// (Evaluator.SplitLowerBound), once for all the splits a worker meets.
+type splitsCheck struct {
+	cs     *countSearch
+	layout [3]int  // tp, cp, pp
+	known  [4]int8 // by ZeRO stage: 0 unknown, 1 over the budget, 2 within
+}
+
+// reset forgets the answers when split g starts another layout, and
+// reports whether it did.
+func (c *splitsCheck) reset(cs *countSearch, g costmodel.Plan) bool {
+	if l := [3]int{g.TP, g.CP, g.PP}; c.cs != cs || l != c.layout {
+		*c = splitsCheck{cs: cs, layout: l}
+		return true
+	}
+	return false
+}
+
+func (c *splitsCheck) over(p costmodel.Plan) bool {
+	if c.known[p.ZeRO] == 0 {
+		c.known[p.ZeRO] = 2 - boolInt(c.cs.e.SplitLowerBound(p) > c.cs.budget)
+	}
+	return c.known[p.ZeRO] == 1
 }
 
 // statesCheck decides, for the ZeRO stages of one split, whether the
@@ -147,7 +187,7 @@ func boolInt(b bool) int8 {
 // in flight, min(pp-r, m) for 1F1B, fall no faster than it grows; GPipe
 // holds all m, whose tokens are fixed), and the model states do not
 // depend on it. "Clearly" leaves a relative margin far above rounding.
-func (cs *countSearch) variants(l costmodel.Plan, bounded bool, o *outcome) {
+func (cs *countSearch) variants(l costmodel.Plan, bounded bool, dom *dominance, o *outcome) {
 	skip := false
 	var skipRec costmodel.Recompute
 	var skipSP bool
@@ -156,7 +196,7 @@ func (cs *countSearch) variants(l costmodel.Plan, bounded bool, o *outcome) {
 			o.counts.reject(RejectMemory, 1)
 			continue
 		}
-		peak := cs.evaluate(p, o)
+		peak := cs.evaluate(p, dom, o)
 		skip = bounded && peak > cs.budget*(1+monotoneMargin)
 		skipRec, skipSP = p.Recompute, p.SP
 	}
@@ -168,19 +208,27 @@ func (cs *countSearch) variants(l costmodel.Plan, bounded bool, o *outcome) {
 const monotoneMargin = 1e-9
 
 // evaluate computes one candidate's peak stage and, when it fits, its
-// speed, and returns the peak.
-func (cs *countSearch) evaluate(p costmodel.Plan, o *outcome) hardware.Bytes {
+// speed, and returns the peak. A fitting plan that an evenly split plan
+// dominates (dom) is rejected rather than ranked.
+func (cs *countSearch) evaluate(p costmodel.Plan, dom *dominance, o *outcome) hardware.Bytes {
 	o.counts.Evaluated++
 	peak := cs.e.PeakFast(p)
 	if peak.Total > cs.budget {
+		dom.record(p, peak.Total, 0)
 		o.counts.reject(RejectMemory, 1)
 		m := Miss{Plan: p, GPUs: cs.gpus, PeakStage: peak.Stage, Peak: peak.Total, Over: peak.Total - cs.budget}
 		o.misses.offer(&m)
 		return peak.Total
 	}
+	perf := cs.e.Performance(p)
+	if dom.dominated(p, peak.Total, perf.TokensPerSecond) {
+		o.counts.reject(RejectDominated, 1)
+		return peak.Total
+	}
+	dom.record(p, peak.Total, perf.TokensPerSecond)
 	o.counts.Fit++
 	r := Ranked{Plan: p, GPUs: cs.gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
-		Peak: peak.Total, Headroom: cs.budget - peak.Total, Performance: cs.e.Performance(p)}
+		Peak: peak.Total, Headroom: cs.budget - peak.Total, Performance: perf}
 	o.top.offer(&r)
 	return peak.Total
 }

@@ -9,7 +9,7 @@ const (
 	// RejectLayout: tp*pp*cp does not divide the GPU count.
 	RejectLayout Reason = iota
 	// RejectSplit: the layers do not split over pp stages and vpp chunks
-	// with this mid-extra (interleaving needs equal chunks).
+	// with this mid-extra and end-shift (interleaving needs equal chunks).
 	RejectSplit
 	// RejectDuplicate: the same plan as an earlier candidate (sequence
 	// parallelism at tp 1, ZeRO with nothing to shard over, a split that
@@ -24,19 +24,23 @@ const (
 	RejectStates
 	// RejectMemory: the peak stage exceeds the budget.
 	RejectMemory
+	// RejectDominated: an uneven layer split that fits but neither lowers
+	// the peak nor raises the throughput of the balanced split.
+	RejectDominated
 	numReasons
 )
 
-var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory"}
+var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated"}
 
 var reasonText = [numReasons]string{
 	"tp*pp*cp does not divide the GPU count",
-	"the layers do not split over pp stages x vpp chunks with this mid-extra",
+	"the layers do not split over pp stages x vpp chunks with this mid-extra and end-shift",
 	"same plan as another candidate (SP at tp 1, ZeRO with dp*cp 1, a split that changes nothing)",
 	"sequence parallelism needs seq/cp divisible by tp",
 	"dp*mbs does not divide the global batch",
 	"model states alone exceed the budget (bound, no activation math)",
 	"peak stage exceeds the budget (computed, or implied by a smaller micro-batch already over)",
+	"uneven layer split no lower in memory and no faster than the balanced one",
 }
 
 // Key is the reason's short name, as JSON and CSV carry it.

@@ -127,10 +127,12 @@ type Result struct {
 	// Misses, when nothing fits, are the plans nearest to fitting on the
 	// largest count searched, and Levers the changes that would shrink
 	// the nearest one (costmodel's levers).
-	Misses  []Miss            `json:"misses,omitempty"`
-	Levers  []costmodel.Lever `json:"levers,omitempty"`
-	Notes   []string          `json:"notes,omitempty"`
-	Cluster hardware.Cluster  `json:"cluster"`
+	Misses []Miss            `json:"misses,omitempty"`
+	Levers []costmodel.Lever `json:"levers,omitempty"`
+	Notes  []string          `json:"notes,omitempty"`
+	// Cluster is the cluster of the answer: the count the plans rank on,
+	// or the count of the misses.
+	Cluster hardware.Cluster `json:"cluster"`
 }
 
 // Search finds the best plans for training m on GPUs g, whose NVLink
@@ -204,7 +206,7 @@ func validate(m *costmodel.Model, g hardware.GPU, perNode int, a costmodel.Assum
 
 // validateSet validates the axes the restriction sets.
 func (s Space) validateSet(m *costmodel.Model, job Job) error {
-	full := Space{TP: []int{1}, PP: []int{1}, VPP: []int{1}, CP: []int{1}, MidExtra: []int{0}, ZeRO: []int{0},
+	full := Space{TP: []int{1}, PP: []int{1}, VPP: []int{1}, CP: []int{1}, MidExtra: []int{0}, EndShift: []int{0}, ZeRO: []int{0},
 		Recompute: []costmodel.Recompute{costmodel.NoRecompute}, SP: []bool{false}, MicroBatch: []int{1}}
 	return full.Restrict(s).Validate(m, job)
 }

@@ -12,6 +12,13 @@ import (
 // bruteForce ranks every candidate on gpus GPUs with the reference
 // evaluation: every stage (Evaluator.Peak), no bound, no pruning.
 func bruteForce(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Space, k int) ([]Ranked, int) {
+	r, fits, _ := bruteForceCounts(t, m, job, gpus, restrict, k)
+	return r, fits
+}
+
+// bruteForceCounts is bruteForce with the structural rejections of the
+// candidate iterator.
+func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Space, k int) ([]Ranked, int, Counts) {
 	t.Helper()
 	c, err := clusterFor(gpu(t, "h100-sxm"), gpus, 8)
 	if err != nil {
@@ -21,15 +28,41 @@ func bruteForce(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Sp
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []Ranked
+	var fits []Ranked
 	var counts Counts
 	for p := range DefaultSpace(m, job, gpus, 8).Restrict(restrict).Candidates(m, job, gpus, &counts) {
+		counts.Evaluated++
 		peak := e.Peak(p)
 		if peak.Total > e.Budget() {
 			continue
 		}
-		all = append(all, Ranked{Plan: p, GPUs: gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
+		fits = append(fits, Ranked{Plan: p, GPUs: gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
 			Peak: peak.Total, Headroom: e.Budget() - peak.Total, Performance: e.Performance(p)})
+	}
+	// An uneven split (vpp 1) whose balanced twin fits with a peak no
+	// higher and a speed no lower is dominated.
+	balanced := func(p costmodel.Plan) bool {
+		f, l, _ := layerSplit(m.Layers, p.PP, 1, 0, 0)
+		return p.VPP == 1 && p.FirstStageLayers == f && p.LastStageLayers == l
+	}
+	twin := func(p costmodel.Plan) costmodel.Plan {
+		p.FirstStageLayers, p.LastStageLayers, _ = layerSplit(m.Layers, p.PP, 1, 0, 0)
+		return p
+	}
+	even := map[costmodel.Plan]Ranked{}
+	for _, r := range fits {
+		if balanced(r.Plan) {
+			even[r.Plan] = r
+		}
+	}
+	var all []Ranked
+	for _, r := range fits {
+		if b, ok := even[twin(r.Plan)]; ok && r.Plan.VPP == 1 && !balanced(r.Plan) &&
+			r.Peak >= b.Peak && r.Performance.TokensPerSecond <= b.Performance.TokensPerSecond {
+			counts.reject(RejectDominated, 1)
+			continue
+		}
+		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b Ranked) int {
 		if better(&a, &b) {
@@ -37,13 +70,14 @@ func bruteForce(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Sp
 		}
 		return 1
 	})
-	return named(all[:min(k, len(all))]), len(all)
+	return named(all[:min(k, len(all))]), len(all), counts
 }
 
-// TestSearchEqualsBruteForce: the lower bound, PeakFast, the micro-batch
-// pruning and the workers change nothing: the search ranks the same
-// plans, with the same numbers, as evaluating every stage of every
-// candidate, and finds as many plans that fit.
+// TestSearchEqualsBruteForce: the lower bounds, PeakFast, the micro-batch
+// pruning, the order in which dominated splits are found and the workers
+// change nothing: the search ranks the same plans, with the same numbers,
+// as evaluating every stage of every candidate, and finds as many plans
+// that fit.
 func TestSearchEqualsBruteForce(t *testing.T) {
 	cases := []struct {
 		model    string
@@ -58,7 +92,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	}
 	for _, c := range cases {
 		m := model(t, c.model)
-		want, fits := bruteForce(t, m, c.job, c.gpus, c.restrict, 10)
+		want, fits, counts := bruteForceCounts(t, m, c.job, c.gpus, c.restrict, 10)
 		for _, workers := range []int{1, 2, 3} {
 			r := search(t, m, Options{Job: c.job, GPUs: c.gpus, Space: c.restrict, Workers: workers})
 			if r.Counts.Fit != fits {
@@ -67,8 +101,19 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 			if !slices.Equal(r.Plans, want) {
 				t.Errorf("%s on %d, %d workers: ranking differs from brute force:\n got %v\nwant %v", c.model, c.gpus, workers, planStrings(r.Plans), planStrings(want))
 			}
-			if r.Counts.Considered != r.Counts.Fit+r.Counts.RejectedTotal() {
+			if r.Counts.Considered != r.Counts.Fit+r.Counts.RejectedTotal() || r.Counts.Considered != counts.Considered {
 				t.Errorf("%s: counts do not add up: %+v", c.model, r.Counts)
+			}
+			// The structural reasons are the iterator's; what it yields
+			// either fits or is over the budget, by bound or in full.
+			rc := r.Counts.Rejected
+			for _, reason := range []Reason{RejectLayout, RejectSplit, RejectDuplicate, RejectSequence, RejectBatch, RejectDominated} {
+				if rc[reason] != counts.Rejected[reason] {
+					t.Errorf("%s: %d rejected for %s, the iterator %d", c.model, rc[reason], reason.Key(), counts.Rejected[reason])
+				}
+			}
+			if got := r.Counts.Fit + rc[RejectStates] + rc[RejectMemory] + rc[RejectDominated]; got != counts.Evaluated {
+				t.Errorf("%s: %d fit or over the budget, the iterator yields %d", c.model, got, counts.Evaluated)
 			}
 		}
 		if fits == 0 {

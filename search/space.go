@@ -41,7 +41,12 @@ type Space struct {
 	// the most micro-batches in flight. 0 is the even split, or the
 	// balanced one Plan.Normalize makes when the layers do not divide
 	// (Llama 3 405B: 126 layers on 16 stages, 7 on the end stages).
-	MidExtra   []int
+	MidExtra []int
+	// EndShift is the layers the first stage then hands to the last
+	// (negative: the last to the first). The first stage holds the most
+	// micro-batches in flight under 1F1B and the last the logits; with
+	// pp 2 this is the only uneven split.
+	EndShift   []int
 	ZeRO       []int
 	Recompute  []costmodel.Recompute
 	SP         []bool
@@ -59,6 +64,9 @@ var (
 	// defaultMidExtra: the balanced split and up to two more layers per
 	// middle stage.
 	defaultMidExtra = []int{0, 1, 2}
+	// defaultEndShift: the balanced ends and up to two layers moved from
+	// the first stage to the last.
+	defaultEndShift = []int{0, 1, 2}
 	// defaultMicroBatch: 1 to 8 sequences; Megatron-LM's published large
 	// runs use 1 or 2 (Narayanan et al. 2021, Table 1).
 	defaultMicroBatch = []int{1, 2, 4, 8}
@@ -81,7 +89,7 @@ const minCPTokens = 4096
 // divide gpus and leave at least minCPTokens tokens per rank (1 only
 // with eager attention); the other axes their defaults.
 func DefaultSpace(m *costmodel.Model, job Job, gpus, gpusPerNode int) Space {
-	s := Space{VPP: defaultVPP, MidExtra: defaultMidExtra, ZeRO: defaultZeRO,
+	s := Space{VPP: defaultVPP, MidExtra: defaultMidExtra, EndShift: defaultEndShift, ZeRO: defaultZeRO,
 		Recompute: defaultRecompute, SP: defaultSP, MicroBatch: defaultMicroBatch}
 	for t := 1; t <= gpusPerNode; t++ {
 		if tpValid(m, t) {
@@ -113,7 +121,8 @@ func (d Space) Restrict(r Space) Space {
 		return a
 	}
 	d.TP, d.PP, d.VPP, d.CP = pick(d.TP, r.TP), pick(d.PP, r.PP), pick(d.VPP, r.VPP), pick(d.CP, r.CP)
-	d.MidExtra, d.ZeRO, d.MicroBatch = pick(d.MidExtra, r.MidExtra), pick(d.ZeRO, r.ZeRO), pick(d.MicroBatch, r.MicroBatch)
+	d.MidExtra, d.EndShift = pick(d.MidExtra, r.MidExtra), zeroFirst(pick(d.EndShift, r.EndShift))
+	d.ZeRO, d.MicroBatch = pick(d.ZeRO, r.ZeRO), pick(d.MicroBatch, r.MicroBatch)
 	if r.Recompute != nil {
 		d.Recompute = sortedUnique(r.Recompute)
 	}
@@ -141,7 +150,7 @@ func (s Space) below() below {
 	b.rec = len(s.SP) * b.sp
 	b.zero = len(s.Recompute) * b.rec
 	b.split = len(s.ZeRO) * b.zero
-	b.pp = len(s.VPP) * len(s.MidExtra) * b.split
+	b.pp = len(s.VPP) * len(s.MidExtra) * len(s.EndShift) * b.split
 	b.all = len(s.TP) * len(s.CP) * len(s.PP) * b.pp
 	return b
 }
@@ -159,7 +168,7 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		vals   []int
 		lo, hi int
 	}{{"pp", s.PP, 1, m.Layers}, {"vpp", s.VPP, 1, m.Layers}, {"cp", s.CP, 1, hardware.MaxGPUs},
-		{"mid-extra", s.MidExtra, 0, m.Layers}, {"zero", s.ZeRO, 0, 3}, {"mbs", s.MicroBatch, 1, job.GlobalBatch}}
+		{"mid-extra", s.MidExtra, 0, m.Layers}, {"end-shift", s.EndShift, 1 - m.Layers, m.Layers - 1}, {"zero", s.ZeRO, 0, 3}, {"mbs", s.MicroBatch, 1, job.GlobalBatch}}
 	for _, c := range checks {
 		for _, v := range c.vals {
 			if v < c.lo || v > c.hi {
@@ -215,7 +224,7 @@ func (s Space) checkNonEmpty() error {
 	for _, a := range []struct {
 		name string
 		n    int
-	}{{"tp", len(s.TP)}, {"pp", len(s.PP)}, {"vpp", len(s.VPP)}, {"cp", len(s.CP)}, {"mid-extra", len(s.MidExtra)},
+	}{{"tp", len(s.TP)}, {"pp", len(s.PP)}, {"vpp", len(s.VPP)}, {"cp", len(s.CP)}, {"mid-extra", len(s.MidExtra)}, {"end-shift", len(s.EndShift)},
 		{"zero", len(s.ZeRO)}, {"recompute", len(s.Recompute)}, {"sp", len(s.SP)}, {"mbs", len(s.MicroBatch)}} {
 		if a.n == 0 {
 			return fmt.Errorf("search: the %s axis is empty", a.name)
@@ -267,6 +276,15 @@ func cpErr(job Job, c int) error {
 		return fmt.Errorf("search: cp=%d does not split seq=%d into 2*cp equal chunks", c, job.Seq)
 	}
 	return nil
+}
+
+// zeroFirst moves a 0 to the front of a sorted axis, so that the
+// balanced split comes before the uneven ones (see dominance).
+func zeroFirst(v []int) []int {
+	if i := slices.Index(v, 0); i > 0 {
+		v = slices.Concat([]int{0}, v[:i], v[i+1:])
+	}
+	return v
 }
 
 // sortedUnique sorts an axis and drops repeated values, so that a value

@@ -58,7 +58,8 @@
 //
 // Search enumerates parallel plans: tp (dividing the attention and KV
 // heads, up to the NVLink domain unless listed beyond it), pp (even and
-// balanced splits, and lighter first and last stages with --mid-extra),
+// balanced splits, and lighter first and last stages with --mid-extra
+// and --end-shift),
 // virtual stages, cp, ZeRO 0-3, recompute, sequence parallelism and
 // micro-batch sizes, with dp = GPUs / (tp*pp*cp) and the global batch
 // fixed (--gbs sequences or --gbs-tokens; by default Llama 3's 16M

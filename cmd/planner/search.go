@@ -19,20 +19,21 @@ const defaultBatchTokens = 1 << 24
 
 // searchFlags are the flags of `planner search`.
 type searchFlags struct {
-	model                        string
-	cluster                      clusterFlags
-	assume                       assumptionFlags
-	seq, gbs, gbsTokens          int
-	precision, optimizer, attn   string
-	schedule                     string
-	objective, granularity       string
-	maxGPUs, top                 int
-	tp, pp, vpp, cp, extra, zero intList
-	mbs                          intList
-	recompute                    recomputeList
-	sp                           boolList
-	json, csv, markdown          bool
-	set                          map[string]bool
+	model                         string
+	cluster                       clusterFlags
+	assume                        assumptionFlags
+	seq, gbs, gbsTokens           int
+	precision, optimizer, attn    string
+	schedule                      string
+	objective, granularity        string
+	maxGPUs, top                  int
+	tp, pp, vpp, cp, extra, shift intList
+	zero                          intList
+	mbs                           intList
+	recompute                     recomputeList
+	sp                            boolList
+	json, csv, markdown           bool
+	set                           map[string]bool
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -61,6 +62,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 		{&f.vpp, "vpp", "virtual pipeline stages per rank (default: 1,2,3,4)"},
 		{&f.cp, "cp", "context-parallel degrees (default: 1 and powers of two leaving at least 4,096 tokens per rank)"},
 		{&f.extra, "mid-extra", "layers each middle pipeline stage holds beyond the balanced split, taken from the first and last stages (default: 0,1,2)"},
+		{&f.shift, "end-shift", "layers the first pipeline stage then hands to the last; negative the other way (default: 0,1,2)"},
 		{&f.zero, "zero", "ZeRO stages (default: 0,1,2,3)"},
 		{&f.mbs, "mbs", "micro-batch sizes, sequences (default: 1,2,4,8)"}} {
 		fs.Var(a.v, a.name, "comma-separated "+a.what)
@@ -133,7 +135,7 @@ func (f *searchFlags) options() (search.Options, error) {
 	if f.top < 1 {
 		return o, badInputf("--top %d must be at least 1", f.top)
 	}
-	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals,
+	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
 		ZeRO: f.zero.vals, MicroBatch: f.mbs.vals, Recompute: f.recompute.vals, SP: f.sp.vals}
 	switch f.granularity {
 	case "node":
@@ -209,6 +211,9 @@ func (f *searchFlags) hardware(o *search.Options) (g hardware.GPU, perNode int, 
 	}
 	if f.set["gpus"] && f.cluster.gpus < 1 {
 		return g, 0, badInputf("--gpus %d is not a GPU count (give at least 1, or leave --gpus out to find the fewest)", f.cluster.gpus)
+	}
+	if f.set["nodes"] && f.cluster.nodes < 1 {
+		return g, 0, badInputf("--nodes %d is not a node count (give at least 1, or leave --nodes out to find the fewest GPUs)", f.cluster.nodes)
 	}
 	c, err := f.cluster.resolve(0)
 	if err != nil {

@@ -17,6 +17,7 @@ func TestSearchBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--gpus", "0"}, "--gpus 0 is not a GPU count"},
+		{[]string{"--nodes", "0"}, "--nodes 0 is not a node count"},
 		{[]string{"--gpus", "128", "--zero", "5"}, "zero=5 is not in [0, 3]"},
 		{[]string{"--gpus", "128", "--zero", "1,x"}, `"x" is not an integer`},
 		{[]string{"--gpus", "128", "--tp", "3"}, "tp=3 does not divide the 128 attention heads"},
