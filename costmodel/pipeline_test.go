@@ -88,11 +88,10 @@ func TestStageLayersCoverModel(t *testing.T) {
 }
 
 // TestPeakFastEqualsPeak: PeakFast returns the very stage Peak returns,
-// field for field, PeakLowerBound never exceeds it and SplitLowerBound
-// never exceeds PeakLowerBound (for every split the plans cover), over dense and
-// MoE models (DeepSeek-V3's dense layers span the first stages), every
-// schedule, interleaving, even and uneven splits, and pipelines starved
-// of micro-batches.
+// field for field; PeakLowerBound never exceeds it, and SplitLowerBound
+// never exceeds PeakLowerBound. Over dense and MoE models (DeepSeek-V3's
+// dense layers span the first stages), every schedule, interleaving,
+// even and uneven splits, and pipelines starved of micro-batches.
 func TestPeakFastEqualsPeak(t *testing.T) {
 	c := cluster(t, "h100-sxm", 8)
 	compared := 0
