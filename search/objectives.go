@@ -196,7 +196,26 @@ func (s *searcher) misses(cs *countSearch) error {
 		panic(fmt.Sprintf("search: estimating the nearest miss %s: %v", s.r.Misses[0].Plan, err))
 	}
 	s.r.Levers = rep.Levers
+	s.r.Notes = append(s.r.Notes, rep.Notes...)
 	return nil
+}
+
+// estimateNotes adds costmodel's caveats about the best plan (experts
+// counted as replicated, a sequence beyond the model's context, tp across
+// nodes) to the result.
+func (s *searcher) estimateNotes() {
+	if len(s.r.Plans) == 0 {
+		return
+	}
+	e, err := costmodel.NewEvaluator(s.m, s.r.Cluster, s.a)
+	if err != nil {
+		panic(fmt.Sprintf("search: the evaluator of the answer's cluster: %v", err))
+	}
+	rep, err := e.Estimate(s.r.Plans[0].Plan)
+	if err != nil {
+		panic(fmt.Sprintf("search: estimating the best plan %s: %v", s.r.Plans[0].Plan, err))
+	}
+	s.r.Notes = append(s.r.Notes, rep.Notes...)
 }
 
 // clusterFor lays n GPUs out in nodes of perNode: whole nodes, one

@@ -160,6 +160,7 @@ func Search(m *costmodel.Model, g hardware.GPU, gpusPerNode int, a costmodel.Ass
 	if err != nil {
 		return nil, err
 	}
+	s.estimateNotes()
 	r.Plans = named(r.Plans)
 	r.Frontier = named(r.Frontier)
 	r.Misses = namedMisses(r.Misses)
