@@ -149,9 +149,9 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestFewestIsMinimal: the fewest-GPUs answer fits, and one node fewer
+// TestFewestGPUsIsMinimal: the fewest-GPUs answer fits, and one node fewer
 // has no plan that fits (searched without any pruning).
-func TestFewestIsMinimal(t *testing.T) {
+func TestFewestGPUsIsMinimal(t *testing.T) {
 	m := model(t, "llama3-405b")
 	r := search(t, m, Options{Job: pretraining, Objective: FewestGPUs})
 	if r.GPUs == 0 || len(r.Plans) == 0 || r.Plans[0].GPUs != r.GPUs || r.Plans[0].Headroom < 0 {

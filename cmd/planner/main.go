@@ -31,9 +31,9 @@ type command struct {
 // commands is the subcommand table.
 var commands = map[string]command{
 	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
+	"search":   {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
 	"models":   {"list the model catalog", runModels},
 	"gpus":     {"list the GPU catalog", runGPUs},
-	"search":   {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
 }
 
 // usageError marks bad input: the CLI exits 2.
