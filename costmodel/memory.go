@@ -104,11 +104,11 @@ func (e *Evaluator) Budget() hardware.Bytes {
 // Stage computes the memory of pipeline stage r under plan p, which must
 // be normalized (Plan.Normalize) for e's model.
 func (e *Evaluator) Stage(p Plan, r int) StageMemory {
-	return e.stage(p, r, e.layerActs(p))
+	return e.stageMemory(p, r, e.layerActs(p))
 }
 
-// stage is Stage with the plan's per-layer activations computed once.
-func (e *Evaluator) stage(p Plan, r int, la layerActs) StageMemory {
+// stageMemory is Stage with the plan's per-layer activations computed once.
+func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
 	s := e.stageStates(p, r)
 	e.activations(p, r, la, &s)
 	e.overheads(p, &s)

@@ -166,7 +166,7 @@ func (e *Evaluator) PeakFast(p Plan) StageMemory {
 	var best StageMemory
 	la := e.layerActs(p)
 	e.peakCandidates(p, func(r int) {
-		if s := e.stage(p, r, la); r == 0 || s.Total > best.Total {
+		if s := e.stageMemory(p, r, la); r == 0 || s.Total > best.Total {
 			best = s
 		}
 	})
