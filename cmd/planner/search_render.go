@@ -238,13 +238,22 @@ func writeMissesMarkdown(w io.Writer, r *search.Result) {
 }
 
 // csvHeader is the column set of --csv: one row per ranked plan,
-// frontier point and miss, then one per count, in raw base units.
+// frontier point, miss and lever, one per count, and the explanation and
+// notes as text rows, in raw base units.
 var csvHeader = []string{"section", "rank", "plan", "gpus", "micro_batches", "peak_stage", "peak_bytes", "headroom_bytes",
 	"step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "exposed_comm_s", "exposed_network_bytes",
-	"exposed_tier", "count_key", "count"}
+	"exposed_tier", "count_key", "count", "text"}
+
+// csvRow returns a row with the given cells set by column name.
+func csvRow(cells map[string]string) []string {
+	row := make([]string, len(csvHeader))
+	for i, h := range csvHeader {
+		row[i] = cells[h]
+	}
+	return row
+}
 
 func writeSearchCSV(w io.Writer, r *search.Result) error {
-	cw := csv.NewWriter(w)
 	rows := [][]string{csvHeader}
 	for _, sec := range []struct {
 		name string
@@ -252,15 +261,23 @@ func writeSearchCSV(w io.Writer, r *search.Result) error {
 	}{{"plan", r.Plans}, {"frontier", r.Frontier}} {
 		for i, p := range sec.rs {
 			pf := p.Performance
-			rows = append(rows, []string{sec.name, strconv.Itoa(i + 1), p.PlanString, strconv.Itoa(p.GPUs), strconv.Itoa(p.MicroBatches),
-				strconv.Itoa(p.PeakStage), bytesInt(float64(p.Peak)), bytesInt(float64(p.Headroom)), num(float64(pf.StepTime)),
-				num(pf.TokensPerSecond), num(pf.TokensPerSecondPerGPU), num(pf.MFU), num(pf.HFU), num(float64(pf.ExposedComm)),
-				bytesInt(float64(pf.ExposedNetworkBytes)), pf.ExposedTier.String(), "", ""})
+			rows = append(rows, csvRow(map[string]string{"section": sec.name, "rank": strconv.Itoa(i + 1), "plan": p.PlanString,
+				"gpus": strconv.Itoa(p.GPUs), "micro_batches": strconv.Itoa(p.MicroBatches), "peak_stage": strconv.Itoa(p.PeakStage),
+				"peak_bytes": bytesInt(float64(p.Peak)), "headroom_bytes": bytesInt(float64(p.Headroom)),
+				"step_time_s": num(float64(pf.StepTime)), "tokens_per_s": num(pf.TokensPerSecond),
+				"tokens_per_s_per_gpu": num(pf.TokensPerSecondPerGPU), "mfu": num(pf.MFU), "hfu": num(pf.HFU),
+				"exposed_comm_s": num(float64(pf.ExposedComm)), "exposed_network_bytes": bytesInt(float64(pf.ExposedNetworkBytes)),
+				"exposed_tier": pf.ExposedTier.String()}))
 		}
 	}
 	for i, m := range r.Misses {
-		rows = append(rows, []string{"miss", strconv.Itoa(i + 1), m.PlanString, strconv.Itoa(m.GPUs), strconv.Itoa(m.Plan.MicroBatches()),
-			strconv.Itoa(m.PeakStage), bytesInt(float64(m.Peak)), bytesInt(-float64(m.Over)), "", "", "", "", "", "", "", "", "", ""})
+		rows = append(rows, csvRow(map[string]string{"section": "miss", "rank": strconv.Itoa(i + 1), "plan": m.PlanString,
+			"gpus": strconv.Itoa(m.GPUs), "micro_batches": strconv.Itoa(m.Plan.MicroBatches()), "peak_stage": strconv.Itoa(m.PeakStage),
+			"peak_bytes": bytesInt(float64(m.Peak)), "headroom_bytes": bytesInt(-float64(m.Over))}))
+	}
+	for i, l := range r.Levers {
+		rows = append(rows, csvRow(map[string]string{"section": "lever", "rank": strconv.Itoa(i + 1), "plan": l.Plan,
+			"peak_bytes": bytesInt(float64(l.Peak)), "headroom_bytes": bytesInt(float64(r.Budget - l.Peak)), "text": l.Change + ": " + l.Why}))
 	}
 	c := r.Counts
 	counts := [][2]string{{"considered", strconv.Itoa(c.Considered)}, {"evaluated", strconv.Itoa(c.Evaluated)}, {"fit", strconv.Itoa(c.Fit)}}
@@ -268,9 +285,17 @@ func writeSearchCSV(w io.Writer, r *search.Result) error {
 		counts = append(counts, [2]string{"rejected_" + rs.Key(), strconv.Itoa(c.Rejected[rs])})
 	}
 	for _, kv := range counts {
-		rows = append(rows, []string{"counts", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", kv[0], kv[1]})
+		rows = append(rows, csvRow(map[string]string{"section": "counts", "count_key": kv[0], "count": kv[1]}))
 	}
-	if err := cw.WriteAll(rows); err != nil {
+	for _, t := range []struct {
+		section string
+		lines   []string
+	}{{"why", r.Why}, {"note", r.Notes}} {
+		for i, line := range t.lines {
+			rows = append(rows, csvRow(map[string]string{"section": t.section, "rank": strconv.Itoa(i + 1), "text": line}))
+		}
+	}
+	if err := csv.NewWriter(w).WriteAll(rows); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
 	return nil
