@@ -221,6 +221,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{3}}}, "mbs=3 does not divide the global batch of 2048"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{}}}, "the mbs axis is empty"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{5}}}, "vpp=5 does not divide the 126 layers"},
+		{Options{Job: Job{Seq: 4096, GlobalBatch: 64, Schedule: costmodel.GPipe}, GPUs: 128, Space: Space{VPP: []int{1, 2}}}, "vpp=2 needs the interleaved 1F1B schedule"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MidExtra: []int{0, 83}}}, "mid-extra=83 leaves no layer for the first or last stage at any pp (at most 82"},
 		{Options{Job: Job{Seq: 0, GlobalBatch: 8}, GPUs: 128}, "seq=0"},
 		{Options{Job: pretraining, Objective: FewestGPUs, MaxGPUs: -1}, "max-gpus=-1"},

@@ -87,10 +87,14 @@ const minCPTokens = 4096
 // heads and the KV heads (one divides the other) up to the domain; pp
 // every divisor of gpus up to the layers; cp 1 and the powers of two that
 // divide gpus and leave at least minCPTokens tokens per rank (1 only
-// with eager attention); the other axes their defaults.
+// with eager attention); vpp 1 only under GPipe; the other axes their
+// defaults.
 func DefaultSpace(m *costmodel.Model, job Job, gpus, gpusPerNode int) Space {
 	s := Space{VPP: defaultVPP, MidExtra: defaultMidExtra, EndShift: defaultEndShift, ZeRO: defaultZeRO,
 		Recompute: defaultRecompute, SP: defaultSP, MicroBatch: defaultMicroBatch}
+	if job.Schedule != costmodel.OneFOneB {
+		s.VPP = []int{1} // virtual stages belong to interleaved 1F1B
+	}
 	for t := 1; t <= gpusPerNode; t++ {
 		if tpValid(m, t) {
 			s.TP = append(s.TP, t)
@@ -182,6 +186,9 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		}
 	}
 	for _, v := range s.VPP {
+		if v > 1 && job.Schedule != costmodel.OneFOneB {
+			return fmt.Errorf("search: vpp=%d needs the interleaved 1F1B schedule; the job runs %s", v, job.Schedule)
+		}
 		if m.Layers%v != 0 {
 			return fmt.Errorf("search: vpp=%d does not divide the %d layers of %s, so no pp gives equal model chunks (interleaving needs them)", v, m.Layers, m.Name)
 		}
