@@ -104,19 +104,39 @@ func (e *Evaluator) Budget() hardware.Bytes {
 // Stage computes the memory of pipeline stage r under plan p, which must
 // be normalized (Plan.Normalize) for e's model.
 func (e *Evaluator) Stage(p Plan, r int) StageMemory {
+	return e.stageMemory(p, r, e.layerActs(p))
+}
+
+// stageMemory is Stage with the plan's per-layer activations computed once.
+func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
+	s := e.stageStates(p, r)
+	e.activations(p, r, la, &s)
+	e.overheads(p, &s)
+	return s
+}
+
+// stageStates fills stage r's layers, parameters, model states and ZeRO-3
+// gather buffers: everything of the stage that does not depend on the
+// micro-batch, the recompute policy or sequence parallelism.
+func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	m := e.m
 	s := StageMemory{Stage: r}
 	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
 	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
+	e.shardStates(p, &s, s.MoELayers > 0)
+	return s
+}
+
+// shardStates fills the model states of s.Params parameters after ZeRO,
+// and ZeRO-3's gather buffers for a stage with (moe) or without MoE
+// layers.
+func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
-		s.GatherBuffers = e.gatherBuffers(p, s.MoELayers > 0)
+		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
-	e.activations(p, r, &s)
-	e.overheads(p, &s)
-	return s
 }
 
 // Peak computes every stage of p and returns the one with the most memory
@@ -157,21 +177,48 @@ func (e *Evaluator) gatherBuffers(p Plan, moe bool) hardware.Bytes {
 	return hardware.Bytes(layer * (2*sb.Weight + sb.Grad))
 }
 
+// layerActs is what one layer saves for one micro-batch under a plan,
+// the same on every stage: a dense and an MoE layer under the plan's
+// recompute policy, and without recompute (full recompute's working set).
+type layerActs struct {
+	sh                       actShape
+	dense, moe               float64
+	denseWorking, moeWorking float64
+}
+
+func (e *Evaluator) layerActs(p Plan) layerActs {
+	la := layerActs{sh: newActShape(e.m, p)}
+	specs := e.specs[p.Attention]
+	la.dense = la.sh.saved(specs[0], p.Recompute)
+	if e.m.MoE != nil {
+		la.moe = la.sh.saved(specs[1], p.Recompute)
+	}
+	if p.Recompute == Full {
+		la.denseWorking = la.sh.saved(specs[0], NoRecompute)
+		if e.m.MoE != nil {
+			la.moeWorking = la.sh.saved(specs[1], NoRecompute)
+		}
+	}
+	return la
+}
+
 // activations fills the stage's saved activations.
-func (e *Evaluator) activations(p Plan, r int, s *StageMemory) {
+func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	m := e.m
-	sh := newActShape(m, p)
+	sh := la.sh
 	mb := p.MicroBatches()
-	dense := sh.saved(e.specs[p.Attention][0], p.Recompute)
-	perStage := float64(s.Layers-s.MoELayers) * dense
+	perStage := float64(s.Layers-s.MoELayers) * la.dense
 	if s.MoELayers > 0 {
-		perStage += float64(s.MoELayers) * sh.saved(e.specs[p.Attention][1], p.Recompute)
+		perStage += float64(s.MoELayers) * la.moe
 	}
 	s.InFlight = p.inFlight(r, mb)
 	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
 	if p.Recompute == Full && s.Layers > 0 {
-		moe := s.MoELayers > 0
-		s.RecomputeWorkingSet = hardware.Bytes(sh.saved(e.specs[p.Attention][boolIndex(moe)], NoRecompute))
+		working := la.denseWorking
+		if s.MoELayers > 0 {
+			working = la.moeWorking
+		}
+		s.RecomputeWorkingSet = hardware.Bytes(working)
 	}
 	if r == 0 && m.Dropout {
 		// Embedding dropout mask, 1 byte per element (Korthikanti et al.

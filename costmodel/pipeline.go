@@ -1,6 +1,10 @@
 package costmodel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
 
 // balanceLayers fills FirstStageLayers and LastStageLayers when the
 // layers do not divide evenly over the pipeline: the middle stages get
@@ -146,4 +150,100 @@ func (p Plan) outputInFlight(m int) float64 {
 		return float64(m)
 	}
 	return 1
+}
+
+// PeakFast returns exactly what Peak returns, evaluating only the stages
+// that can hold the peak. Stage r's memory depends on r through its layer
+// composition (layers and MoE layers), the embedding on stage 0, the
+// output layer on the last stage, and the micro-batches in flight, which
+// no schedule increases with r (see inFlight). Among middle stages of the
+// same composition the earliest therefore holds at least as much as the
+// later ones, and Peak, which keeps the first of equal stages, never picks
+// a later one. So stage 0, the last stage and the first middle stage of
+// each run of equal compositions suffice: three stages for a model whose
+// layers are all dense or all MoE.
+func (e *Evaluator) PeakFast(p Plan) StageMemory {
+	var best StageMemory
+	la := e.layerActs(p)
+	e.peakCandidates(p, func(r int) {
+		if s := e.stageMemory(p, r, la); r == 0 || s.Total > best.Total {
+			best = s
+		}
+	})
+	return best
+}
+
+// PeakLowerBound is a lower bound on Peak(p).Total that needs no
+// activation math: the largest model states of any stage (with ZeRO-3's
+// gather buffers), their allocator fragmentation and the fixed runtime
+// overheads. None of these depends on the micro-batch size, the recompute
+// policy or sequence parallelism, so a plan whose bound exceeds the budget
+// does not fit under any of them. The stages it looks at are those
+// PeakFast looks at; middle stages of equal composition hold equal states.
+func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
+	var bound hardware.Bytes
+	e.peakCandidates(p, func(r int) {
+		bound = max(bound, e.statesTotal(p, r))
+	})
+	return bound
+}
+
+// SplitLowerBound is a lower bound on PeakLowerBound(q) for every plan q
+// that differs from p only in its layer split (FirstStageLayers,
+// LastStageLayers, VPP): whatever the split, some stage holds at least
+// ceil(layers/pp) layers, each with at least the parameters of the
+// lighter kind of layer the model has (dense or MoE), before any
+// embedding or output layer. One bound thus settles every split of a
+// layout. It is scaled down by a relative 1e-12 so that rounding in the
+// sums it stands for cannot put it above them.
+func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
+	m := e.m
+	perLayer, moe := m.layerParams(p.TP, false), false
+	if k := m.MoELayers(); k == m.Layers || k > 0 && m.layerParams(p.TP, true) < perLayer {
+		perLayer, moe = m.layerParams(p.TP, true), true
+	}
+	n := (m.Layers + p.PP - 1) / p.PP
+	s := StageMemory{Layers: n, Params: float64(n) * perLayer}
+	e.shardStates(p, &s, moe)
+	e.overheads(p, &s)
+	return s.Total * (1 - 1e-12)
+}
+
+// peakCandidates calls f, in increasing order, for stage 0, the first
+// middle stage of each run of equal layer compositions, and the last
+// stage. Middle stages hold equal layer counts (balanceLayers; equal
+// chunks when interleaved), so when the layers are all dense or all MoE
+// every middle stage has the composition of stage 1.
+func (e *Evaluator) peakCandidates(p Plan, f func(r int)) {
+	f(0)
+	if p.PP == 1 {
+		return
+	}
+	moe := e.m.MoELayers()
+	if moe == 0 || moe == e.m.Layers {
+		if p.PP > 2 {
+			f(1)
+		}
+		f(p.PP - 1)
+		return
+	}
+	prevN, prevMoE := -1, -1
+	for r := 1; r < p.PP-1; r++ {
+		n, m := p.stageLayers(e.m.Layers, e.m.Layers-moe, r)
+		if n != prevN || m != prevMoE {
+			prevN, prevMoE = n, m
+			f(r)
+		}
+	}
+	f(p.PP - 1)
+}
+
+// statesTotal is stage r's total with its activations left out: each term
+// of Stage's total, summed in the same order, is no larger, so the result
+// is no larger than Stage(p, r).Total in floating point as in exact
+// arithmetic.
+func (e *Evaluator) statesTotal(p Plan, r int) hardware.Bytes {
+	s := e.stageStates(p, r)
+	e.overheads(p, &s)
+	return s.Total
 }

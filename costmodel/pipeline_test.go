@@ -86,3 +86,92 @@ func TestStageLayersCoverModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakFastEqualsPeak: PeakFast returns the very stage Peak returns,
+// field for field; PeakLowerBound never exceeds it, and SplitLowerBound
+// never exceeds PeakLowerBound. Over dense and MoE models (DeepSeek-V3's
+// dense layers span the first stages), every schedule, interleaving,
+// even and uneven splits, and pipelines starved of micro-batches.
+func TestPeakFastEqualsPeak(t *testing.T) {
+	c := cluster(t, "h100-sxm", 8)
+	compared := 0
+	for _, name := range []string{"llama3-405b", "deepseek-v3", "mixtral-8x7b", "gpt3-175b", "qwen3-30b-a3b"} {
+		m, err := LookupModel(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := NewEvaluator(m, c, DefaultAssumptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range peakTestPlans() {
+			q, err := p.Normalize(m, 0)
+			if err != nil {
+				continue
+			}
+			want, got := e.Peak(q), e.PeakFast(q)
+			if got != want {
+				t.Fatalf("%s %s: PeakFast stage %d total %v, Peak stage %d total %v", name, q, got.Stage, got.Total, want.Stage, want.Total)
+			}
+			lb := e.PeakLowerBound(q)
+			if lb > want.Total || lb <= 0 {
+				t.Fatalf("%s %s: lower bound %v above peak %v", name, q, lb, want.Total)
+			}
+			if slb := e.SplitLowerBound(q); slb > lb || slb <= 0 {
+				t.Fatalf("%s %s: split bound %v above the bound %v", name, q, slb, lb)
+			}
+			compared++
+		}
+	}
+	if compared < 3000 {
+		t.Errorf("only %d plans compared", compared)
+	}
+}
+
+func peakTestPlans() []Plan {
+	var out []Plan
+	for _, pp := range []int{1, 2, 3, 4, 5, 7, 8, 16} {
+		for _, vpp := range []int{1, 2, 3} {
+			for _, sched := range []Schedule{OneFOneB, GPipe} {
+				for _, rc := range []Recompute{NoRecompute, Selective, Full} {
+					for _, zero := range []int{0, 3} {
+						for _, gbs := range []int{2, 3 * pp, 8 * pp} {
+							for _, ends := range []int{0, 1, 3} {
+								out = append(out, Plan{TP: 8, PP: pp, VPP: vpp, CP: 1, DP: 2, ZeRO: zero, SP: true,
+									FirstStageLayers: ends, LastStageLayers: ends,
+									Recompute: rc, MicroBatch: 1, GlobalBatch: 2 * gbs, Seq: 4096, Schedule: sched})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// BenchmarkPeak compares the memory evaluation of one plan by every stage
+// (Peak) and by the stages that can hold the peak (PeakFast), and the
+// lower bound without activations: Llama 3 405B, tp 8, pp 16.
+func BenchmarkPeak(b *testing.B) {
+	m, _ := LookupModel("llama3-405b")
+	e, err := NewEvaluator(m, cluster(b, "h100-sxm", 128), DefaultAssumptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Plan{TP: 8, PP: 16, CP: 1, DP: 1, ZeRO: 1, SP: true, Recompute: Selective, MicroBatch: 1, GlobalBatch: 16, Seq: 8192}.Normalize(m, 128)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		f    func(Plan)
+	}{{"Peak", func(p Plan) { e.Peak(p) }}, {"PeakFast", func(p Plan) { e.PeakFast(p) }}, {"PeakLowerBound", func(p Plan) { e.PeakLowerBound(p) }}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.f(p)
+			}
+		})
+	}
+}

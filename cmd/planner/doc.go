@@ -10,6 +10,8 @@
 //
 //	estimate   itemized per-GPU memory of one plan, for training or serving;
 //	           for training also its communication and step time
+//	search     the best parallel plans on a GPU count, or the fewest GPUs
+//	           that fit
 //	serve      the fewest GPUs and the ranked layouts that serve a model to
 //	           its users, with memory and speed
 //	models     the model catalog (or pass a Hugging Face config.json path)
@@ -126,4 +128,44 @@
 // prints all of it as JSON.
 //
 //	$ planner validate
+//
+// # Search
+//
+// Search enumerates parallel plans: tp (dividing the attention and KV
+// heads, up to the NVLink domain unless listed beyond it), pp (even and
+// balanced splits, and lighter first and last stages with --mid-extra
+// and --end-shift),
+// virtual stages, cp, ZeRO 0-3, recompute, sequence parallelism and
+// micro-batch sizes, with dp = GPUs / (tp*pp*cp) and the global batch
+// fixed (--gbs sequences or --gbs-tokens; by default Llama 3's 16M
+// tokens), so gradient accumulation follows. A plan fits when its most
+// loaded pipeline stage stays within the budget (90% of HBM,
+// --hbm-fraction). Each axis flag takes a comma-separated list that pins
+// or restricts it. The output ranks the plans, says in numbers why the
+// first beats the second, and counts every candidate by the reason it
+// was rejected; --json, --csv and --markdown carry the same results.
+//
+// The best plans for Llama 3 405B on 128 H100s, by throughput:
+//
+//	$ planner search --model llama3-405b --gpus 128
+//
+// Without a GPU count: the fewest whole nodes that hold it; --max-gpus
+// searches every count up to it and prints the Pareto frontier of GPU
+// count against throughput:
+//
+//	$ planner search --model llama3-405b --max-gpus 512 --top 3
+//
+// Meta's layout on 16,384 H100s (tp 8, pp 16, cp 1, so dp 128), with the
+// ZeRO stage and recompute left to the search:
+//
+//	$ planner search --model llama3-405b --gpus 16384 --tp 8 --pp 16 --cp 1 --mbs 1 --top 5
+//
+// When nothing fits, the nearest misses, by how much they are over, and
+// what would close the gap:
+//
+//	$ planner search --model llama3-70b --gpus 8 --seq 32768 --gbs 64
+//
+// Markdown for an architecture review, with ZeRO and recompute restricted:
+//
+//	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
 package main

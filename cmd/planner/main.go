@@ -31,6 +31,7 @@ type command struct {
 // commands is the subcommand table.
 var commands = map[string]command{
 	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
+	"search":   {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
 	"models":   {"list the model catalog", runModels},
 	"gpus":     {"list the GPU catalog", runGPUs},
 	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+	"github.com/gpu-planner/planner/search"
+)
+
+// defaultBatchTokens is the global batch when neither --gbs nor
+// --gbs-tokens is given: Llama 3 405B's 16M tokens per step (Dubey et
+// al. 2024, sec. 3.4.1), 2,048 sequences of 8,192 tokens.
+const defaultBatchTokens = 1 << 24
+
+// searchFlags are the flags of `planner search`.
+type searchFlags struct {
+	model                         string
+	cluster                       clusterFlags
+	assume                        assumptionFlags
+	seq, gbs, gbsTokens           int
+	precision, optimizer, attn    string
+	schedule                      string
+	objective, granularity        string
+	maxGPUs, top                  int
+	tp, pp, vpp, cp, extra, shift intList
+	zero                          intList
+	mbs                           intList
+	recompute                     recomputeList
+	sp                            boolList
+	json, csv, markdown           bool
+	set                           map[string]bool
+}
+
+func (f *searchFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "model: a catalog name (planner models) or a Hugging Face config.json path")
+	f.cluster.register(fs)
+	fs.Lookup("gpus").Usage = "search exactly this many GPUs (default: find the fewest)"
+	fs.Lookup("nodes").Usage = "search exactly this many nodes (alternative to --gpus)"
+	f.assume.register(fs)
+	fs.IntVar(&f.seq, "seq", 8192, "sequence length, tokens")
+	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: 16,777,216 tokens, Llama 3's batch)")
+	fs.IntVar(&f.gbsTokens, "gbs-tokens", 0, "global batch in tokens, a multiple of --seq (alternative to --gbs)")
+	fs.StringVar(&f.precision, "precision", "bf16", "training precision: bf16, fp16, fp8, fp32")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
+	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
+	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with vpp > 1), gpipe")
+	fs.StringVar(&f.objective, "objective", "", "throughput (on --gpus) or fewest-gpus (default: throughput when --gpus or --nodes is given)")
+	fs.StringVar(&f.granularity, "granularity", "node", "fewest-gpus steps: node (whole NVLink domains) or gpu (any count)")
+	fs.IntVar(&f.maxGPUs, "max-gpus", 0, fmt.Sprintf("fewest-gpus: search every count up to this one and print the Pareto frontier of GPUs against throughput (default: stop at the fewest, at most %d)", search.DefaultMaxGPUs))
+	fs.IntVar(&f.top, "top", 10, "how many plans to rank")
+	for _, a := range []struct {
+		v    *intList
+		name string
+		what string
+	}{{&f.tp, "tp", "tensor-parallel degrees (default: those that split the heads, up to the NVLink domain; list larger ones to go beyond)"},
+		{&f.pp, "pp", "pipeline-parallel degrees (default: every divisor of the GPU count up to the layers)"},
+		{&f.vpp, "vpp", "virtual pipeline stages per rank (default: 1,2,3,4)"},
+		{&f.cp, "cp", "context-parallel degrees (default: 1 and powers of two leaving at least 4,096 tokens per rank)"},
+		{&f.extra, "mid-extra", "layers each middle pipeline stage holds beyond the balanced split, taken from the first and last stages (default: 0,1,2)"},
+		{&f.shift, "end-shift", "layers the first pipeline stage then hands to the last; negative the other way (default: 0,1,2)"},
+		{&f.zero, "zero", "ZeRO stages (default: 0,1,2,3)"},
+		{&f.mbs, "mbs", "micro-batch sizes, sequences (default: 1,2,4,8)"}} {
+		fs.Var(a.v, a.name, "comma-separated "+a.what)
+	}
+	fs.Var(&f.recompute, "recompute", "comma-separated recompute policies: none, selective, full (default: all)")
+	fs.Var(&f.sp, "sp", "sequence parallelism: on, off or on,off (default: both when tp > 1)")
+	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units")
+	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
+	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
+}
+
+func runSearch(args []string, stdout, stderr io.Writer) error {
+	var f searchFlags
+	fs := newFlagSet("search", stderr)
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f.set = setFlags(fs)
+	m, err := loadModel(f.model)
+	if err != nil {
+		return err
+	}
+	a, err := f.assume.resolve()
+	if err != nil {
+		return err
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	g, perNode, err := f.hardware(&o)
+	if err != nil {
+		return err
+	}
+	r, err := search.Search(m, g, perNode, a, o)
+	if err != nil {
+		return badInput(err)
+	}
+	return f.write(stdout, m, r)
+}
+
+// write prints the result in the format the flags ask for.
+func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) error {
+	switch {
+	case f.json:
+		return writeJSON(w, r)
+	case f.csv:
+		return writeSearchCSV(w, r)
+	case f.markdown:
+		writeSearchMarkdown(w, m, r)
+	default:
+		writeSearchText(w, m, r)
+	}
+	return nil
+}
+
+// options builds the search options from the job, objective and axis
+// flags.
+func (f *searchFlags) options() (search.Options, error) {
+	var o search.Options
+	if n := boolCount(f.json, f.csv, f.markdown); n > 1 {
+		return o, badInputf("--json, --csv and --markdown are alternatives; give one")
+	}
+	job, err := f.job()
+	if err != nil {
+		return o, err
+	}
+	o.Job, o.Top = job, f.top
+	if f.top < 1 {
+		return o, badInputf("--top %d must be at least 1", f.top)
+	}
+	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
+		ZeRO: f.zero.vals, MicroBatch: f.mbs.vals, Recompute: f.recompute.vals, SP: f.sp.vals}
+	switch f.granularity {
+	case "node":
+		o.Granularity = search.Nodes
+	case "gpu":
+		o.Granularity = search.SingleGPUs
+	default:
+		return o, badInputf("--granularity %q is not node or gpu", f.granularity)
+	}
+	return o, nil
+}
+
+// job reads the fixed job settings; the batch is --gbs sequences,
+// --gbs-tokens tokens, or Llama 3's 16M tokens.
+func (f *searchFlags) job() (search.Job, error) {
+	j := search.Job{Seq: f.seq, GlobalBatch: f.gbs}
+	if f.seq < 1 {
+		return j, badInputf("--seq %d must be at least 1", f.seq)
+	}
+	switch {
+	case f.set["gbs"] && f.set["gbs-tokens"]:
+		return j, badInputf("--gbs and --gbs-tokens are alternatives; give one")
+	case f.set["gbs-tokens"] && (f.gbsTokens < f.seq || f.gbsTokens%f.seq != 0):
+		return j, badInputf("--gbs-tokens %d is not a whole number of %d-token sequences", f.gbsTokens, f.seq)
+	case f.set["gbs-tokens"]:
+		j.GlobalBatch = f.gbsTokens / f.seq
+	case !f.set["gbs"]:
+		j.GlobalBatch = max(1, defaultBatchTokens/f.seq)
+	}
+	var err error
+	if j.Precision, err = costmodel.ParsePrecision(f.precision); err != nil {
+		return j, badInput(err)
+	}
+	if j.Optimizer, err = costmodel.ParseOptimizer(f.optimizer); err != nil {
+		return j, badInput(err)
+	}
+	if j.Attention, err = costmodel.ParseAttention(f.attn); err != nil {
+		return j, badInput(err)
+	}
+	if j.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
+		return j, badInput(err)
+	}
+	return j, nil
+}
+
+// hardware resolves the GPU and its NVLink domain, and the objective: a
+// GPU count (--gpus, --nodes, --cluster) means throughput on that count,
+// none means the fewest GPUs.
+func (f *searchFlags) hardware(o *search.Options) (g hardware.GPU, perNode int, err error) {
+	exact := f.set["gpus"] || f.set["nodes"] || f.cluster.cluster != ""
+	switch f.objective {
+	case "":
+		if !exact {
+			o.Objective = search.FewestGPUs
+		}
+	case "throughput":
+		if !exact {
+			return g, 0, badInputf("--objective throughput ranks plans on a GPU count: give --gpus or --nodes")
+		}
+	case "fewest-gpus":
+		if exact {
+			return g, 0, badInputf("--objective fewest-gpus searches the GPU count: drop --gpus/--nodes/--cluster (bound it with --max-gpus)")
+		}
+		o.Objective = search.FewestGPUs
+	default:
+		return g, 0, badInputf("--objective %q is not throughput or fewest-gpus", f.objective)
+	}
+	if !exact {
+		return f.fewestHardware(o)
+	}
+	if f.set["max-gpus"] || f.set["granularity"] {
+		return g, 0, badInputf("--max-gpus and --granularity belong to the fewest-gpus search; with --gpus or --nodes the count is fixed")
+	}
+	if f.set["gpus"] && f.cluster.gpus < 1 {
+		return g, 0, badInputf("--gpus %d is not a GPU count (give at least 1, or leave --gpus out to find the fewest)", f.cluster.gpus)
+	}
+	if f.set["nodes"] && f.cluster.nodes < 1 {
+		return g, 0, badInputf("--nodes %d is not a node count (give at least 1, or leave --nodes out to find the fewest GPUs)", f.cluster.nodes)
+	}
+	c, err := f.cluster.resolve(0)
+	if err != nil {
+		return g, 0, err
+	}
+	o.GPUs = c.GPUs()
+	return c.GPU, c.GPUsPerNode, nil
+}
+
+func (f *searchFlags) fewestHardware(o *search.Options) (hardware.GPU, int, error) {
+	g, err := loadGPU(f.cluster.gpu)
+	if err != nil {
+		return g, 0, badInput(err)
+	}
+	if f.set["max-gpus"] {
+		if f.maxGPUs < 1 {
+			return g, 0, badInputf("--max-gpus %d must be at least 1", f.maxGPUs)
+		}
+		o.MaxGPUs, o.Frontier = f.maxGPUs, true
+	}
+	if f.cluster.gpusPerNode < 0 {
+		return g, 0, badInputf("--gpus-per-node %d must not be negative", f.cluster.gpusPerNode)
+	}
+	return g, f.cluster.gpusPerNode, nil
+}
+
+func boolCount(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// intList is a comma-separated list of integers as a flag.
+type intList struct{ vals []int }
+
+func (l *intList) String() string { return joinInts(l.vals) }
+
+func (l *intList) Set(s string) error {
+	l.vals = nil
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("%q is not an integer (want e.g. 1,2,4)", f)
+		}
+		l.vals = append(l.vals, v)
+	}
+	return nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// recomputeList is a comma-separated list of recompute policies.
+type recomputeList struct{ vals []costmodel.Recompute }
+
+func (l *recomputeList) String() string {
+	s := make([]string, len(l.vals))
+	for i, r := range l.vals {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *recomputeList) Set(s string) error {
+	l.vals = nil
+	for _, f := range strings.Split(s, ",") {
+		r, err := costmodel.ParseRecompute(f)
+		if err != nil {
+			return err
+		}
+		l.vals = append(l.vals, r)
+	}
+	return nil
+}
+
+// boolList is "on", "off" or both, for sequence parallelism.
+type boolList struct{ vals []bool }
+
+func (l *boolList) String() string {
+	s := make([]string, len(l.vals))
+	for i, b := range l.vals {
+		s[i] = map[bool]string{true: "on", false: "off"}[b]
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *boolList) Set(s string) error {
+	l.vals = nil
+	for _, f := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "on", "true":
+			l.vals = append(l.vals, true)
+		case "off", "false":
+			l.vals = append(l.vals, false)
+		default:
+			return fmt.Errorf("%q is not on or off", f)
+		}
+	}
+	return nil
+}

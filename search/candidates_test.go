@@ -1,0 +1,108 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
+
+// TestLayerSplit checks the splits against Plan.Normalize and Meta's.
+func TestLayerSplit(t *testing.T) {
+	tests := []struct {
+		layers, pp, vpp, extra, shift int
+		first, last                   int
+		r                             Reason
+	}{
+		{126, 16, 1, 0, 0, 7, 7, noReason}, // Llama 3 405B (Dubey et al. 2024, sec. 3.3.2)
+		{126, 16, 1, 1, 0, 0, 0, RejectSplit},
+		{126, 16, 1, 0, 2, 5, 9, noReason},
+		{126, 16, 1, 0, -1, 8, 6, noReason},
+		{126, 16, 1, 0, 7, 0, 0, RejectSplit},
+		{126, 4, 1, 0, 0, 31, 31, noReason},
+		{126, 4, 1, 1, 0, 30, 30, noReason},
+		{126, 4, 1, 2, 1, 28, 30, noReason},
+		{126, 3, 1, 0, 0, 0, 0, noReason},
+		{126, 3, 1, 0, 1, 41, 43, noReason},
+		{126, 3, 1, 1, 0, 41, 42, noReason},
+		{126, 2, 1, 1, 0, 0, 0, RejectDuplicate},
+		{126, 2, 1, 0, 2, 61, 65, noReason},
+		{126, 1, 1, 2, 0, 0, 0, RejectDuplicate},
+		{126, 1, 1, 0, 1, 0, 0, RejectDuplicate},
+		{127, 2, 1, 0, 0, 63, 64, noReason},
+		{80, 4, 2, 0, 0, 0, 0, noReason},
+		{80, 4, 2, 0, 1, 0, 0, RejectSplit},
+		{80, 4, 3, 0, 0, 0, 0, RejectSplit},
+		{80, 4, 2, 1, 0, 0, 0, RejectSplit},
+		{80, 1, 2, 0, 0, 0, 0, RejectSplit},
+		{80, 81, 1, 0, 0, 0, 0, RejectSplit},
+		{61, 30, 1, 0, 0, 0, 0, RejectSplit},
+	}
+	for _, tt := range tests {
+		f, l, r := layerSplit(tt.layers, tt.pp, tt.vpp, tt.extra, tt.shift)
+		if f != tt.first || l != tt.last || r != tt.r {
+			t.Errorf("layerSplit(%d, pp %d, vpp %d, extra %d, shift %d) = %d, %d, %d; want %d, %d, %d",
+				tt.layers, tt.pp, tt.vpp, tt.extra, tt.shift, f, l, r, tt.first, tt.last, tt.r)
+		}
+	}
+}
+
+// TestCandidatesAreCanonicalAndCounted: every candidate is a plan that
+// Normalize accepts and leaves unchanged, no candidate repeats, and every
+// grid point is either yielded or rejected for one reason.
+func TestCandidatesAreCanonicalAndCounted(t *testing.T) {
+	cases := []struct {
+		model      string
+		job        Job
+		gpus, node int
+		restrict   Space
+	}{
+		{"llama3-405b", pretraining, 128, 8, Space{}},
+		{"llama3-70b", Job{Seq: 4096, GlobalBatch: 512}, 96, 8, Space{}},
+		{"deepseek-v3", Job{Seq: 4096, GlobalBatch: 1024}, 256, 8, Space{}},
+		{"gpt3-175b", Job{Seq: 2048, GlobalBatch: 1536, Schedule: costmodel.GPipe}, 64, 8, Space{SP: []bool{true}, ZeRO: []int{3, 1}, EndShift: []int{-2, 0, 3}}},
+		{"llama3-8b", Job{Seq: 131072, GlobalBatch: 64}, 72, 72, Space{CP: []int{1, 2, 4, 8}}},
+	}
+	for _, c := range cases {
+		m := model(t, c.model)
+		s := DefaultSpace(m, c.job, c.gpus, c.node).Restrict(c.restrict)
+		var counts Counts
+		seen := map[costmodel.Plan]bool{}
+		for p := range s.Candidates(m, c.job, c.gpus, &counts) {
+			q, err := p.Normalize(m, c.gpus)
+			if err != nil || q != p {
+				t.Fatalf("%s: candidate %s: Normalize gives %s, %v", c.model, p, q, err)
+			}
+			if seen[p] {
+				t.Fatalf("%s: candidate %s twice", c.model, p)
+			}
+			seen[p] = true
+		}
+		if got := len(seen) + counts.RejectedTotal(); got != counts.Considered || counts.Considered != s.Size() {
+			t.Errorf("%s: %d yielded + %d rejected != %d considered (grid %d)", c.model, len(seen), counts.RejectedTotal(), counts.Considered, s.Size())
+		}
+		if len(seen) == 0 {
+			t.Errorf("%s: no candidates", c.model)
+		}
+	}
+}
+
+// TestRejectVariantsMatchesVariants: counting a layout's variants
+// without yielding them agrees with Variants.
+func TestRejectVariantsMatchesVariants(t *testing.T) {
+	m := model(t, "llama3-70b")
+	job := Job{Seq: 4096, GlobalBatch: 96}
+	s := DefaultSpace(m, job, 64, 8).Restrict(Space{MicroBatch: []int{1, 2, 3, 4, 5}})
+	var layouts Counts
+	for l := range s.Layouts(m, job, 64, &layouts) {
+		var a, b Counts
+		n := 0
+		for range s.Variants(l, &a) {
+			n++
+		}
+		a.reject(RejectStates, n)
+		s.rejectVariants(l, RejectStates, &b)
+		if a != b {
+			t.Fatalf("%s: Variants %v, rejectVariants %v", l, a.Rejected, b.Rejected)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package search
+
+import "github.com/gpu-planner/planner/costmodel"
+
+// The pruning helpers: each is one structural rule of a valid plan, the
+// same rule Plan.Normalize enforces, checked with integer arithmetic
+// before any memory is computed.
+
+// divides reports whether tp*pp*cp divides the GPU count, which leaves a
+// whole data-parallel degree (Megatron-LM: GPUs = TP x CP x DP x PP).
+func divides(gpus, tp, cp, pp int) bool {
+	mp := tp * cp * pp
+	return mp <= gpus && gpus%mp == 0
+}
+
+// noReason marks a check that passed.
+const noReason Reason = -1
+
+// layerSplit returns the first and last stages' layers for pp stages of
+// vpp chunks whose middle stages hold extra layers beyond the balanced
+// share and whose first stage then hands shift layers to the last (a
+// negative shift hands them the other way), in the form Plan.Normalize
+// keeps (0, 0 for an even split), or the reason there is no such split.
+//
+// The middle stages hold mid = ceil(layers/pp) + extra layers; the first
+// and last share the rest, the first taking the smaller half since it
+// holds the most micro-batches in flight under 1F1B. extra 0 and shift 0
+// is the split Normalize makes by itself (balanceLayers); Llama 3 405B's
+// 126 layers on 16 stages give 7 to each end stage and 8 to the others
+// (Dubey et al. 2024, sec. 3.3.2). The shift lightens the first stage
+// further at the last's expense (with pp 2 it is the only way to split
+// unevenly). Interleaving needs equal chunks (Megatron-LM), so vpp > 1
+// takes only the even split.
+func layerSplit(layers, pp, vpp, extra, shift int) (first, last int, r Reason) {
+	switch {
+	case pp > layers, vpp > 1 && (pp == 1 || extra > 0 || shift != 0 || layers%(pp*vpp) != 0):
+		return 0, 0, RejectSplit
+	case pp == 1 && shift != 0, extra > 0 && pp <= 2:
+		// One stage has no split; two have no middle stage to grow.
+		return 0, 0, RejectDuplicate
+	case pp == 1, extra == 0 && shift == 0 && layers%pp == 0:
+		return 0, 0, noReason
+	}
+	mid := (layers+pp-1)/pp + extra
+	rest := layers - mid*(pp-2)
+	first, last = rest/2-shift, rest-rest/2+shift
+	if rest < 2 || first < 1 || last < 1 {
+		return 0, 0, RejectSplit
+	}
+	return first, last, noReason
+}
+
+// seqParallel returns the sequence parallelism of SP-axis value i (on)
+// for plan p, or the reason to skip it. At tp 1 sequence parallelism
+// changes nothing (Normalize turns it off): "on" is a duplicate of "off"
+// unless "off" is not on the axis, the case i == 0.
+func seqParallel(p costmodel.Plan, on bool, i int) (bool, Reason) {
+	switch {
+	case !on:
+		return false, noReason
+	case p.TP == 1 && i > 0:
+		return false, RejectDuplicate
+	case p.TP == 1:
+		return false, noReason
+	case (p.Seq/p.CP)%p.TP != 0:
+		return false, RejectSequence
+	}
+	return true, noReason
+}
+
+// batchDivides reports whether dp data-parallel ranks of micro-batches
+// of mbs sequences make up the global batch in whole steps of gradient
+// accumulation.
+func batchDivides(gbs, dp, mbs int) bool {
+	return gbs%(dp*mbs) == 0
+}
