@@ -25,7 +25,11 @@ type Checks struct {
 // Near checks that got is within a relative tolerance tol of want.
 func (c *Checks) Near(what string, got, want, tol float64) bool {
 	ok := finite(got, want) && math.Abs(got-want) <= tol*math.Abs(want)
-	return c.record(what, ok, fmt.Sprintf("%.4g, want %.4g ± %g%%", got, want, 100*tol))
+	detail := fmt.Sprintf("%.4g, want %.4g ± %.2g%%", got, want, 100*tol)
+	if tol < 1e-6 {
+		detail = fmt.Sprintf("%.4g, want %.4g (equal up to rounding)", got, want)
+	}
+	return c.record(what, ok, detail)
 }
 
 // Between checks that lo <= got <= hi.
