@@ -109,6 +109,9 @@ type TimelinePoint struct {
 	// frees its micro-batch's activations, with the recompute working set).
 	Activations hardware.Bytes `json:"activations_bytes"`
 	Total       hardware.Bytes `json:"total_bytes"`
+	// After is the memory when the pass ends: a forward's Total, a
+	// backward's Total less what it freed.
+	After hardware.Bytes `json:"after_bytes"`
 }
 
 // Timeline is the memory of one GPU of one pipeline stage over one
@@ -179,6 +182,7 @@ func StepTimeline(p Plan, s StageMemory) (Timeline, error) {
 		}
 		pt.End = t
 		pt.Total = tl.Static + pt.Activations*hardware.Bytes(1+frag)
+		pt.After = tl.Static + hardware.Bytes(acts*(1+frag))
 		tl.Points = append(tl.Points, pt)
 		tl.Peak = laterPeak(tl.Points, tl.Peak)
 	}

@@ -28,7 +28,7 @@ type Playground struct {
 // DefaultPlayground is where the playground starts: Llama 3.1 70B on 64
 // H100s with tensor parallelism in the node and ZeRO-1.
 func DefaultPlayground() Playground {
-	return Playground{Model: "llama3.1-70b", GPU: "h100-sxm", GPUs: 64, Seq: 8192, MicroBatch: 1,
+	return Playground{Model: "llama3.1-70b", GPU: "h100-sxm", GPUs: 64, Seq: 4096, MicroBatch: 1,
 		ZeRO: 1, TP: 8, PP: 1, CP: 1, Recompute: costmodel.Selective}
 }
 

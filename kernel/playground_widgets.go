@@ -37,55 +37,57 @@ func ShowPlayground(start Playground) {
 		return
 	}
 	root := dom.CreateTransientDiv()
-	var models, gpus []string
+	var models, gpus, recomputes []string
 	for _, m := range costmodel.Models() {
 		models = append(models, m.Name)
 	}
 	for _, g := range hardware.GPUs() {
 		gpus = append(gpus, g.Name)
 	}
-	var changes []*comms.AddressChan[int]
-	row := func(label string) string {
-		id := "planner_pg_" + gonbui.UniqueId()
-		dom.Append(root, fmt.Sprintf(`<div id=%q style="margin:3px 0;font:13px system-ui,sans-serif"><span style="display:inline-block;width:9em">%s</span></div>`, id, label))
-		return id
-	}
-	sel := func(label string, options []string, value string) *widgets.SelectBuilder {
-		w := widgets.Select(options).SetDefault(max(slices.Index(options, value), 0)).AppendTo(row(label)).Done()
-		changes = append(changes, w.Listen().LatestOnly())
-		return w
-	}
-	model := sel("model", models, start.Model)
-	gpu := sel("GPU", gpus, start.GPU)
-	count := sel("GPUs", ints(pgGPUs), strconv.Itoa(start.GPUs))
-	seq := sel("sequence", ints(pgSeqs), strconv.Itoa(start.Seq))
-	micro := sel("micro-batch", ints(pgMicro), strconv.Itoa(start.MicroBatch))
-	zero := sel("ZeRO stage", ints(pgZeRO), strconv.Itoa(start.ZeRO))
-	tp := sel("tensor parallel", ints(pgDegrees), strconv.Itoa(start.TP))
-	pp := sel("pipeline parallel", ints(pgDegrees), strconv.Itoa(start.PP))
-	cp := sel("context parallel", ints(pgDegrees), strconv.Itoa(start.CP))
-	var rcNames []string
 	for _, r := range pgRecomputes {
-		rcNames = append(rcNames, r.String())
+		recomputes = append(recomputes, r.String())
 	}
-	rc := sel("recompute", rcNames, start.Recompute.String())
-	done := widgets.Button("done").AppendTo(row("")).Done()
+	controls := []struct {
+		label   string
+		options []string
+		value   string
+	}{
+		{"model", models, start.Model}, {"GPU", gpus, start.GPU}, {"GPUs", ints(pgGPUs), strconv.Itoa(start.GPUs)},
+		{"sequence", ints(pgSeqs), strconv.Itoa(start.Seq)}, {"micro-batch", ints(pgMicro), strconv.Itoa(start.MicroBatch)},
+		{"ZeRO stage", ints(pgZeRO), strconv.Itoa(start.ZeRO)}, {"tensor parallel", ints(pgDegrees), strconv.Itoa(start.TP)},
+		{"pipeline parallel", ints(pgDegrees), strconv.Itoa(start.PP)}, {"context parallel", ints(pgDegrees), strconv.Itoa(start.CP)},
+		{"recompute", recomputes, start.Recompute.String()},
+	}
+	// state holds each control's selected index; the widgets' own values
+	// are updated concurrently with their Listen channels, so the loop
+	// below keeps its own copy from the channels.
+	state := make([]int, len(controls))
+	updates := make(chan [2]int, len(controls))
+	for i, c := range controls {
+		state[i] = max(slices.Index(c.options, c.value), 0)
+		w := widgets.Select(c.options).SetDefault(state[i]).AppendTo(pgRow(root, c.label)).Done()
+		go forward(i, w.Listen(), updates)
+	}
+	done := widgets.Button("done").AppendTo(pgRow(root, "")).Done().Listen()
 	out := "planner_pg_out_" + gonbui.UniqueId()
 	dom.Append(root, fmt.Sprintf(`<div id=%q></div>`, out))
 
 	current := func() Playground {
-		return Playground{Model: models[model.Value()], GPU: gpus[gpu.Value()], GPUs: pgGPUs[count.Value()],
-			Seq: pgSeqs[seq.Value()], MicroBatch: pgMicro[micro.Value()], ZeRO: pgZeRO[zero.Value()],
-			TP: pgDegrees[tp.Value()], PP: pgDegrees[pp.Value()], CP: pgDegrees[cp.Value()], Recompute: pgRecomputes[rc.Value()]}
+		return Playground{Model: models[state[0]], GPU: gpus[state[1]], GPUs: pgGPUs[state[2]], Seq: pgSeqs[state[3]],
+			MicroBatch: pgMicro[state[4]], ZeRO: pgZeRO[state[5]], TP: pgDegrees[state[6]], PP: pgDegrees[state[7]],
+			CP: pgDegrees[state[8]], Recompute: pgRecomputes[state[9]]}
 	}
-	dom.SetInnerHtml(out, start.Render())
-	changed := merge(changes)
-	stop, timeout := done.Listen(), time.After(time.Hour)
+	dom.SetInnerHtml(out, current().Render())
+	timeout := time.After(time.Hour)
 	for {
 		select {
-		case <-changed:
+		case u := <-updates:
+			if u[1] < 0 || u[1] >= len(controls[u[0]].options) {
+				continue // not an option of the control: ignore it
+			}
+			state[u[0]] = u[1]
 			dom.SetInnerHtml(out, current().Render())
-		case <-stop.C:
+		case <-done.C:
 			gonbui.DisplayHTML(current().Render())
 			return
 		case <-timeout:
@@ -95,20 +97,19 @@ func ShowPlayground(start Playground) {
 	}
 }
 
-// merge forwards a signal for every value any of the channels receives.
-func merge(chans []*comms.AddressChan[int]) <-chan struct{} {
-	out := make(chan struct{}, 1)
-	for _, c := range chans {
-		go func() {
-			for range c.C {
-				select {
-				case out <- struct{}{}:
-				default: // a redraw is already pending
-				}
-			}
-		}()
+// pgRow appends a labelled row to the playground and returns its id.
+func pgRow(root, label string) string {
+	id := "planner_pg_" + gonbui.UniqueId()
+	dom.Append(root, fmt.Sprintf(`<div id=%q style="margin:3px 0;font:13px system-ui,sans-serif">`+
+		`<span style="display:inline-block;width:9em">%s</span></div>`, id, label))
+	return id
+}
+
+// forward sends control i's new values to the playground's loop.
+func forward(i int, c *comms.AddressChan[int], to chan<- [2]int) {
+	for v := range c.C {
+		to <- [2]int{i, v}
 	}
-	return out
 }
 
 func ints(vs []int) []string {

@@ -23,15 +23,19 @@ func TimelineChart(title string, tl costmodel.Timeline, budget hardware.Bytes) (
 		return "", fmt.Errorf("kernel: timeline of stage %d has no points or no peak", tl.Stage)
 	}
 	p := newPlot(title, "time (one micro-batch forward = 1; waits left out)")
+	// A forward ramps up from where the last pass ended; a backward holds
+	// its largest until it ends and frees its micro-batch.
 	xys := plotter.XYs{{X: 0, Y: gb(tl.Static)}}
 	for _, pt := range tl.Points {
 		if pt.Pass.Backward {
 			xys = append(xys, plotter.XY{X: pt.Start, Y: gb(pt.Total)})
 		}
 		xys = append(xys, plotter.XY{X: pt.End, Y: gb(pt.Total)})
+		if pt.After != pt.Total {
+			xys = append(xys, plotter.XY{X: pt.End, Y: gb(pt.After)})
+		}
 	}
 	end := tl.Points[len(tl.Points)-1].End
-	xys = append(xys, plotter.XY{X: end, Y: gb(tl.Static)})
 	for _, xy := range xys {
 		if !finite(xy.X, xy.Y) {
 			return "", fmt.Errorf("kernel: timeline point (%g, %g) is not finite", xy.X, xy.Y)
