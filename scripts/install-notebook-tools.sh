@@ -28,7 +28,8 @@ if [ "${NB_GOPLS:-0}" = 1 ]; then go install golang.org/x/tools/gopls@v0.23.0; f
 # --force_deps: without it `gonb --install` exits non-zero when gopls is
 # missing (it writes the kernel spec anyway).
 gonb --install --force_deps ${GONB_INSTALL_FLAGS:-} >/dev/null 2>&1 || true
-if ! jupyter kernelspec list 2>/dev/null | grep -q '^ *gonb '; then
+specs="$(jupyter kernelspec list 2>/dev/null || true)"
+if ! grep -q '^ *gonb ' <<<"$specs"; then
   echo "install-notebook-tools: the gonb kernel is not registered" >&2
   exit 1
 fi

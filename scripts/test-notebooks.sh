@@ -26,7 +26,10 @@ go build -o "$OUT/nbcheck" ./cmd/nbcheck || exit 1
 # the user's own gonb kernel is left as it is.
 export JUPYTER_DATA_DIR="$OUT/jupyter-data"
 gonb --install --force_deps --raw_error >/dev/null 2>&1
-if ! jupyter kernelspec list 2>/dev/null | grep -q '^ *gonb '; then
+# (grep the captured list: grep -q on a pipe can exit early, and the writer's
+# SIGPIPE would fail the pipeline under pipefail.)
+specs="$(jupyter kernelspec list 2>/dev/null || true)"
+if ! grep -q '^ *gonb ' <<<"$specs"; then
   echo "no gonb kernel: run scripts/install-notebook-tools.sh"; exit 1
 fi
 
