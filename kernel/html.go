@@ -10,14 +10,16 @@ import (
 )
 
 // tableStyle is inlined with every table so an exported notebook keeps
-// its look without a stylesheet.
+// its look without a stylesheet. The alignments are !important because
+// Jupyter's own stylesheet right-aligns every table cell of an output
+// with a more specific selector.
 const tableStyle = `<style>
 table.planner{border-collapse:collapse;font:13px/1.4 system-ui,sans-serif;margin:6px 0}
 table.planner caption{font-weight:600;text-align:left;padding:2px 0}
-table.planner th,table.planner td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+table.planner th,table.planner td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left!important;vertical-align:top}
 table.planner thead th{border-bottom:2px solid #888}
 table.planner tfoot td,table.planner tfoot th{border-top:2px solid #888;font-weight:600}
-table.planner .num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+table.planner .num{text-align:right!important;white-space:nowrap;font-variant-numeric:tabular-nums}
 table.planner .src{color:#666;font-size:11px}
 table.planner .bad{color:#b00}
 table.planner .good{color:#070}
