@@ -160,9 +160,7 @@ func StepTimeline(p Plan, s StageMemory) (Timeline, error) {
 	m, v := p.MicroBatches(), float64(p.VPP)
 	held := timelineHeld(p, s, m)
 	frag := fragmentationShare(s)
-	tl := Timeline{Stage: s.Stage}
-	tl.Static = s.ModelStates() + s.GatherBuffers + s.CUDAContext + s.NCCLBuffers + s.Workspace +
-		hardware.Bytes(frag)*(s.ModelStates()+s.GatherBuffers)
+	tl := Timeline{Stage: s.Stage, Static: staticMemory(s, frag)}
 	backward := 2.0
 	if p.Recompute == Full {
 		backward = 3
@@ -224,6 +222,13 @@ func timelineHeld(p Plan, s StageMemory, m int) func(Pass) float64 {
 		}
 		return b
 	}
+}
+
+// staticMemory is what stage s holds for the whole step: model states,
+// ZeRO-3 buffers, fixed overheads and the fragmentation of those tensors.
+func staticMemory(s StageMemory, frag float64) hardware.Bytes {
+	held := s.ModelStates() + s.GatherBuffers
+	return held + s.CUDAContext + s.NCCLBuffers + s.Workspace + hardware.Bytes(frag)*held
 }
 
 // fragmentationShare is the stage's fragmentation as a fraction of the

@@ -9,7 +9,8 @@
 // byte-identical output for identical input, and are golden-tested. The
 // Show wrappers display a builder's output in the notebook and do nothing
 // outside one. Checks lets a notebook verify the numbers it teaches and
-// fail its cell when one is off.
+// fail its cell when one is off. Playground renders one setting of the
+// playground notebook; ShowPlayground adds the browser controls.
 //
 // kernel is the only package of the module that imports gonb.
 package kernel
