@@ -1,4 +1,16 @@
-// Package kernel renders reports, inventories and search results as HTML
-// tables and SVG charts for GoNB notebooks. It is the only package that
-// imports gonb.
+// Package kernel renders the planner's reports for GoNB notebooks: HTML
+// tables of memory inventories and activation lists, and SVG charts drawn
+// with gonum.org/v1/plot (the inventory as stacked bars against the HBM
+// budget, memory per GPU against GPU count or context length, and the
+// memory of a pipeline stage over one training step).
+//
+// The builders (InventoryTable, InventoryChart, MemoryChart.SVG,
+// TimelineChart, ...) are pure functions of their inputs with
+// byte-identical output for identical input, and are golden-tested. The
+// Show wrappers display a builder's output in the notebook and do nothing
+// outside one. Checks lets a notebook verify the numbers it teaches and
+// fail its cell when one is off. Playground renders one setting of the
+// playground notebook; ShowPlayground adds the browser controls.
+//
+// kernel is the only package of the module that imports gonb.
 package kernel

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs every check of the project: formatting, vet, the Go tests (unit,
-# golden, example and fuzz seed corpora). Exits non-zero on any failure.
-# Usage: scripts/test.sh
+# golden, example and fuzz seed corpora), then the teaching notebooks,
+# executed headlessly with Jupyter and the GoNB kernel (installed on first
+# use: Debian's Jupyter packages, GoNB pinned in nbtools/go.mod), and the
+# canary notebook that proves the harness catches failures. Exits non-zero
+# on any failure.
+# Usage: scripts/test.sh            (NOTEBOOKS=0 skips the notebooks)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -17,5 +21,15 @@ go vet ./...
 
 echo "== go test"
 go test -count=1 ./...
+
+if [ "${NOTEBOOKS:-1}" = 0 ]; then
+  echo "== notebooks SKIPPED (NOTEBOOKS=0): this is not a full test run"
+else
+  # After go test, so the notebooks reuse its build cache.
+  echo "== notebook tools"
+  scripts/install-notebook-tools.sh
+  echo "== notebooks"
+  scripts/test-notebooks.sh
+fi
 
 echo "all checks passed"

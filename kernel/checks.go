@@ -1,0 +1,75 @@
+package kernel
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// Checks verifies the numbers a notebook teaches. Each check prints one
+// line, "ok" or "FAIL", to Out (standard output when nil); Done fails the
+// cell (it panics) when any check failed, so a headless run of the
+// notebook fails too. The zero value is ready to use.
+//
+//	var c kernel.Checks
+//	c.Near("Llama 3.1 8B weights in bf16, GB", weights.GB(), 16, 0.01)
+//	c.Done()
+type Checks struct {
+	Out    io.Writer
+	failed []string
+	n      int
+}
+
+// Near checks that got is within a relative tolerance tol of want.
+func (c *Checks) Near(what string, got, want, tol float64) bool {
+	ok := finite(got, want) && math.Abs(got-want) <= tol*math.Abs(want)
+	detail := fmt.Sprintf("%.4g, want %.4g ± %.2g%%", got, want, 100*tol)
+	if tol < 1e-6 {
+		detail = fmt.Sprintf("%.4g, want %.4g (equal up to rounding)", got, want)
+	}
+	return c.record(what, ok, detail)
+}
+
+// Between checks that lo <= got <= hi.
+func (c *Checks) Between(what string, got, lo, hi float64) bool {
+	ok := finite(got) && got >= lo && got <= hi
+	return c.record(what, ok, fmt.Sprintf("%.4g, want in [%.4g, %.4g]", got, lo, hi))
+}
+
+// True checks a condition.
+func (c *Checks) True(what string, ok bool) bool {
+	return c.record(what, ok, fmt.Sprint(ok))
+}
+
+func (c *Checks) record(what string, ok bool, detail string) bool {
+	c.n++
+	verdict := "ok  "
+	if !ok {
+		verdict = "FAIL"
+		c.failed = append(c.failed, what+": "+detail)
+	}
+	out := c.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	fmt.Fprintf(out, "%s %s: %s\n", verdict, what, detail)
+	return ok
+}
+
+// Err returns an error listing the failed checks, or nil.
+func (c *Checks) Err() error {
+	if len(c.failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("kernel: %d of %d checks failed:\n  %s", len(c.failed), c.n, strings.Join(c.failed, "\n  "))
+}
+
+// Done panics with the failed checks, if any: a notebook whose numbers are
+// off must not pass.
+func (c *Checks) Done() {
+	if err := c.Err(); err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,76 @@
+package kernel
+
+import (
+	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// The Show functions display a table or chart in the notebook cell that
+// runs them, and do nothing (not even build it) outside a notebook. A
+// chart that cannot be built is a mistake in the notebook: the Show
+// function panics with the error, which fails the cell.
+
+// ShowHTML displays raw HTML.
+func ShowHTML(html string) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(html)
+	}
+}
+
+// ShowMarkdown displays Markdown, with $...$ math.
+func ShowMarkdown(md string) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayMarkdown(md)
+	}
+}
+
+// ShowTable displays Table(caption, header, rows...).
+func ShowTable(caption string, header []string, rows ...[]string) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(Table(caption, header, rows...))
+	}
+}
+
+// ShowInventory displays InventoryTable(inv).
+func ShowInventory(inv costmodel.Inventory) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(InventoryTable(inv))
+	}
+}
+
+// ShowActivations displays ActivationsTable(ts).
+func ShowActivations(ts []costmodel.ActivationTensor) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(ActivationsTable(ts))
+	}
+}
+
+// ShowInventoryChart displays InventoryChart(title, bars...).
+func ShowInventoryChart(title string, bars ...InventoryBar) {
+	if gonbui.IsNotebook {
+		showSVG(InventoryChart(title, bars...))
+	}
+}
+
+// ShowChart displays c.SVG().
+func ShowChart(c MemoryChart) {
+	if gonbui.IsNotebook {
+		showSVG(c.SVG())
+	}
+}
+
+// ShowTimeline displays TimelineChart(title, tl, budget).
+func ShowTimeline(title string, tl costmodel.Timeline, budget hardware.Bytes) {
+	if gonbui.IsNotebook {
+		showSVG(TimelineChart(title, tl, budget))
+	}
+}
+
+func showSVG(svg string, err error) {
+	if err != nil {
+		panic(err)
+	}
+	gonbui.DisplaySVG(svg)
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the notebooks need: Jupyter from Debian's packages (when
+# missing), GoNB and goimports at the versions pinned in nbtools/go.mod, and
+# the "gonb" Jupyter kernel. Safe to run again; it only does what is missing.
+# Usage: scripts/install-notebook-tools.sh   (as root, or with Jupyter installed)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+if ! command -v jupyter-nbconvert >/dev/null || ! command -v jupyter-kernelspec >/dev/null; then
+  echo "installing Jupyter (Debian packages)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+    jupyter-notebook jupyter-nbconvert jupyter-client jupyter-core \
+    python3-nbclient python3-jupyter-client python3-ipykernel python3-nbformat
+fi
+
+GOBIN="$(go env GOPATH)/bin"
+export GOBIN PATH="$GOBIN:$PATH"
+# gonb and goimports are pinned as tools of a separate module: `go install
+# pkg@version` fails here while listing versions, `go install tool` does not.
+(cd "$ROOT/nbtools" && go install tool)
+# gopls only drives autocompletion in a browser; headless runs are faster
+# without it on the PATH. NB_GOPLS=1 installs it.
+if [ "${NB_GOPLS:-0}" = 1 ]; then go install golang.org/x/tools/gopls@v0.23.0; fi
+
+# --force_deps: without it `gonb --install` exits non-zero when gopls is
+# missing (it writes the kernel spec anyway).
+gonb --install --force_deps ${GONB_INSTALL_FLAGS:-} >/dev/null 2>&1 || true
+specs="$(jupyter kernelspec list 2>/dev/null || true)"
+if ! grep -q '^ *gonb ' <<<"$specs"; then
+  echo "install-notebook-tools: the gonb kernel is not registered" >&2
+  exit 1
+fi
+echo "notebook tools ready: $(go version -m "$GOBIN/gonb" | awk '$1=="mod"{print $2, $3}'), $(jupyter-nbconvert --version 2>/dev/null | sed 's/^/nbconvert /')"
