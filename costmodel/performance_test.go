@@ -155,6 +155,32 @@ func TestBubble(t *testing.T) {
 	}
 }
 
+// TestBubbleShortOfMicroBatches: with fewer micro-batches than stages the
+// interleaved schedule idles (pp-m) chunk times in each of its v-1 later
+// rounds, so its bubble is ((pp-1) + (v-1)(pp-m))/v micro-batch times: for
+// pp 4, v 2 and m 2 that is (3 + 2)/2 = 2.5, not (pp-1)/v = 1.5; a single
+// micro-batch runs its chunks one after another, and interleaving leaves
+// its bubble as it was.
+func TestBubbleShortOfMicroBatches(t *testing.T) {
+	a := DefaultAssumptions()
+	a.OverlapP2P = true // the chunks' extra sends aside
+	p := basePlan(8, 4, 1)
+	p.GlobalBatch, p.SP, p.VPP = 2, true, 2
+	e, p := evalPlan(t, "megatron-175b", "a100", 0, a, p)
+	b := e.Performance(p).Breakdown
+	perMB := float64(b.Compute+b.Recompute+b.ExposedTP) / 2
+	if got := float64(b.Bubble) / perMB; math.Abs(got/2.5-1) > 0.05 {
+		t.Errorf("m 2, pp 4, v 2: bubble %.3f micro-batch times, want about 2.5", got)
+	}
+	p.GlobalBatch = 1
+	one := e.Performance(p).Breakdown
+	p.VPP = 1
+	flat := e.Performance(p).Breakdown
+	if math.Abs(float64(one.Bubble/flat.Bubble)-1) > 1e-12 {
+		t.Errorf("one micro-batch: interleaved bubble %v, not interleaved %v", one.Bubble, flat.Bubble)
+	}
+}
+
 // TestOverlapOptions: overlapping can only shorten the step, and the
 // exposed part of a collective is never more than its time.
 func TestOverlapOptions(t *testing.T) {
