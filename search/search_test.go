@@ -39,14 +39,14 @@ func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restr
 		fits = append(fits, Ranked{Plan: p, GPUs: gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
 			Peak: peak.Total, Headroom: e.Budget() - peak.Total, Performance: e.Performance(p)})
 	}
-	// An uneven split (vpp 1) whose balanced twin fits with a peak no
+	// An uneven split whose balanced twin (same vpp) fits with a peak no
 	// higher and a speed no lower is dominated.
 	balanced := func(p costmodel.Plan) bool {
-		f, l, _ := layerSplit(m.Layers, p.PP, 1, 0, 0)
-		return p.VPP == 1 && p.FirstStageLayers == f && p.LastStageLayers == l
+		f, l, _ := layerSplit(m.Layers, p.PP, p.VPP, 0, 0)
+		return p.FirstStageLayers == f && p.LastStageLayers == l
 	}
 	twin := func(p costmodel.Plan) costmodel.Plan {
-		p.FirstStageLayers, p.LastStageLayers, _ = layerSplit(m.Layers, p.PP, 1, 0, 0)
+		p.FirstStageLayers, p.LastStageLayers, _ = layerSplit(m.Layers, p.PP, p.VPP, 0, 0)
 		return p
 	}
 	even := map[costmodel.Plan]Ranked{}
@@ -57,7 +57,7 @@ func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restr
 	}
 	var all []Ranked
 	for _, r := range fits {
-		if b, ok := even[twin(r.Plan)]; ok && r.Plan.VPP == 1 && !balanced(r.Plan) &&
+		if b, ok := even[twin(r.Plan)]; ok && !balanced(r.Plan) &&
 			r.Peak >= b.Peak && r.Performance.TokensPerSecond <= b.Performance.TokensPerSecond {
 			counts.reject(RejectDominated, 1)
 			continue
@@ -220,7 +220,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{Job: pretraining, GPUs: 128, Space: Space{CP: []int{3}}}, "cp=3 does not split seq=8192"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{3}}}, "mbs=3 does not divide the global batch of 2048"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{}}}, "the mbs axis is empty"},
-		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{5}}}, "vpp=5 does not divide the 126 layers"},
+		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{70}}}, "vpp=70 leaves no pp a split of the 126 layers"},
 		{Options{Job: Job{Seq: 4096, GlobalBatch: 64, Schedule: costmodel.GPipe}, GPUs: 128, Space: Space{VPP: []int{1, 2}}}, "vpp=2 needs the interleaved 1F1B schedule"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MidExtra: []int{0, 83}}}, "mid-extra=83 leaves no layer for the first or last stage at any pp (at most 82"},
 		{Options{Job: Job{Seq: 0, GlobalBatch: 8}, GPUs: 128}, "seq=0"},
