@@ -83,6 +83,53 @@ func TestZeRO3Traffic(t *testing.T) {
 	}
 }
 
+// TestDPCallsPayLatency: ZeRO-3 gathers and reduces layer by layer, so
+// Llama 3 70B on 64 GPUs (80 layers) makes 80 calls of each, every one
+// paying a 64-rank ring's latency over 8 nodes: 8.4 µs + 56 NVLink steps
+// of 3.4 µs + 7 network steps of 9.6 µs = 266 µs, on top of the bytes at
+// the 8 NICs' bandwidth (capped by NVLink). Below ZeRO-3 the buckets hold
+// max(40 M, 1 M x dp) parameters: Llama 3 405B's stage of 8 layers on
+// tp 8 (3.19 B parameters per GPU) reduces in 25 buckets of 128 M over dp
+// 128.
+func TestDPCallsPayLatency(t *testing.T) {
+	p := basePlan(1, 1, 64)
+	p.ZeRO, p.Recompute = 3, Full
+	a := DefaultAssumptions()
+	e, p := evalPlan(t, "llama3-70b", "h100", 0, a, p)
+	r, err := e.Estimate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := e.c.GPU
+	bw := min(float64(g.ScaleUp)*a.ScaleUpEfficiency, 8*float64(g.ScaleOut)*a.ScaleOutEfficiency)
+	lat := 8.4e-6 + 56*3.4e-6 + 7*9.6e-6
+	n := 0
+	for _, l := range r.Traffic {
+		if !strings.HasPrefix(l.Name, "zero-3") {
+			continue
+		}
+		n++
+		if want := 80*lat + float64(l.Bytes)/bw; l.Calls != 80 || math.Abs(float64(l.Time)/want-1) > 1e-9 {
+			t.Errorf("%s: %g calls in %v, want 80 in %v", l.Name, l.Calls, l.Time, hardware.Seconds(want))
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d ZeRO-3 lines", n)
+	}
+	q := basePlan(8, 16, 128)
+	q.ZeRO, q.SP, q.GlobalBatch = 1, true, 2048
+	e, q = evalPlan(t, "llama3-405b", "h100", 0, a, q)
+	r, err = e.Estimate(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range r.Traffic {
+		if l.Name == nameDPRS && l.Calls != 25 {
+			t.Errorf("%s: %g calls, want 25 buckets", l.Name, l.Calls)
+		}
+	}
+}
+
 // TestTierFromRankOrder: with Megatron's order tp is innermost, so tp=8
 // fills a node (NVLink) and the data-parallel group has one GPU per node
 // (network); putting dp innermost swaps them.
