@@ -58,11 +58,13 @@ type Space struct {
 // Default axis values that are choices rather than consequences of the
 // model and the cluster.
 var (
-	// defaultVPP: up to four model chunks per rank. Megatron-LM's
+	// defaultVPP: up to four model chunks per rank, and 6 and 8. Megatron-LM's
 	// interleaved schedule divides the bubble by the chunks and multiplies
 	// the pipeline's point-to-point traffic by them (Narayanan et al.
-	// 2021, sec. 2.2.2).
-	defaultVPP = []int{1, 2, 3, 4}
+	// 2021, sec. 2.2.2); Llama 3 405B ran one-layer chunks, 8 per stage of
+	// its pp 16 (Dubey et al. 2024, sec. 3.3.2: the first chunk held only
+	// the embedding once one layer left the first stage).
+	defaultVPP = []int{1, 2, 3, 4, 6, 8}
 	// defaultMidExtra: the balanced split and up to two more layers per
 	// middle stage.
 	defaultMidExtra = []int{0, 1, 2}
