@@ -94,13 +94,15 @@ func (c *chunkWeights) at(j int) float64 {
 
 // peak returns the instant at which the rank holds the most bytes (the
 // first such instant, up to rounding). When the chunks weigh the same it
-// is instant 0. Otherwise it walks the instants, each one forward added
-// and one backward removed, but not all of them: while the forwards are
-// in full groups, the bytes held repeat every v*pp instants (a period
-// adds and removes pp micro-batches of every chunk), so the first period
-// stands for all such instants; the forwards of the last group add at
-// most v*pp more. The walk is thus at most about 3*v*pp steps, whatever
-// the number of micro-batches.
+// is instant 0. Otherwise it walks the instants, each adding one forward
+// and removing one backward, a run at a time: within a run the forward
+// and the backward stay in one block of the table (one chunk), so the
+// bytes change by the same amount each instant and peak at one end of the
+// run. Nor does it walk them all: while the forwards are in full groups
+// the bytes held repeat every v*pp instants (a period adds and removes pp
+// micro-batches of every chunk), so the first period stands for all such
+// instants; the forwards of the last group add at most v*pp more. That
+// is at most about 6*v runs, whatever the number of micro-batches.
 func (s *interleaved) peak(w *chunkWeights, uniform bool) int {
 	steps := s.steps()
 	if uniform || steps == 1 {
@@ -109,16 +111,24 @@ func (s *interleaved) peak(w *chunkWeights, uniform bool) int {
 	period := s.v * s.g
 	cur := s.bytes(0, w)
 	best, at := cur, 0
-	keep := func(i int) {
-		if cur > best*(1+1e-12) {
-			best, at = cur, i
+	keep := func(i int, x float64) {
+		if x > best*(1+1e-12) {
+			best, at = x, i
 		}
 	}
 	walk := func(from, to int) {
-		for i := from; i < to; i++ {
+		for i := from; i < to; {
 			f, b := s.done(i)
-			cur += w.at(s.chunk(f-1)) - w.at(s.v-1-s.chunk(b-1))
-			keep(i)
+			run := min(s.blockEnd(f-1)-(f-1), s.blockEnd(b-1)-(b-1), to-i)
+			d := w.at(s.chunk(f-1)) - w.at(s.v-1-s.chunk(b-1))
+			first := cur + d
+			cur += float64(run) * d
+			if d > 0 {
+				keep(i+run-1, cur)
+			} else {
+				keep(i, first)
+			}
+			i += run
 		}
 	}
 	// Instants up to last add forwards of full groups.
@@ -129,9 +139,18 @@ func (s *interleaved) peak(w *chunkWeights, uniform bool) int {
 	}
 	walk(1, period)
 	cur = s.bytes(last+1, w)
-	keep(last + 1)
+	keep(last+1, cur)
 	walk(last+2, steps)
 	return at
+}
+
+// blockEnd is the end of the block of the table (one chunk of one group)
+// that holds index x.
+func (s *interleaved) blockEnd(x int) int {
+	if head := s.full * s.v * s.g; x >= head {
+		return head + ((x-head)/s.last+1)*s.last
+	}
+	return (x/s.g + 1) * s.g
 }
 
 // bytes is what the rank holds at instant i.

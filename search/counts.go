@@ -27,10 +27,15 @@ const (
 	// RejectDominated: an uneven layer split that fits but neither lowers
 	// the peak nor raises the throughput of the balanced split.
 	RejectDominated
+	// RejectSlower: a plan whose throughput cannot reach the plans
+	// already ranked: the bound of its step time
+	// (costmodel.StepTimeLowerBound) gives fewer tokens/s than the K-th
+	// best, so neither its memory nor its step time is computed.
+	RejectSlower
 	numReasons
 )
 
-var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated"}
+var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated", "slower"}
 
 var reasonText = [numReasons]string{
 	"tp*pp*cp does not divide the GPU count",
@@ -41,6 +46,7 @@ var reasonText = [numReasons]string{
 	"model states alone exceed the budget (bound, no activation math)",
 	"peak stage exceeds the budget (computed, or implied by a smaller micro-batch already over)",
 	"uneven layer split no lower in memory and no faster than the balanced one",
+	"a bound on its speed (its compute alone) is below the plans ranked (memory not computed)",
 }
 
 // Key is the reason's short name, as JSON and CSV carry it.
@@ -66,7 +72,10 @@ type Counts struct {
 	Considered int
 	// Evaluated is the candidates whose peak stage was computed.
 	Evaluated int
-	// Fit is the candidates within the budget, all of them ranked.
+	// Fit is the candidates within the budget that were ranked; those
+	// that fit but were dominated are counted under RejectDominated, and
+	// those that could not reach the ranking, fitting or not, under
+	// RejectSlower.
 	Fit      int
 	Rejected [numReasons]int
 }
