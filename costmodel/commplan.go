@@ -278,15 +278,21 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, l
 // dpCalls is how many calls each data-parallel collective of a stage
 // takes: ZeRO-3 (FSDP) gathers and reduces one transformer layer at a
 // time, each layer its own unit (Zhao et al. 2023, "PyTorch FSDP", sec.
-// 3.2.1: one FlatParameter per wrapped module); below ZeRO-3 the
-// gradients and weights move in buckets of max(40 M, 1 M x dp)
-// parameters, Megatron-Core's default bucket size
-// (megatron/core/distributed/distributed_data_parallel_config.py,
+// 3.2.1: one FlatParameter per wrapped module); below ZeRO-3, with the
+// gradient reduction overlapped, the gradients and weights move in
+// buckets of max(40 M, 1 M x dp) parameters, Megatron-Core's default
+// bucket size (megatron/core/distributed/distributed_data_parallel_config.py,
 // bucket_size), which grows with the group so that the per-call ring
-// latency stays small. Every call pays the collective's latency.
+// latency stays small; without overlap Megatron-Core keeps one bucket
+// (distributed_data_parallel.py: "Set bucket_size to infinity if
+// overlap_grad_reduce is False"). Every call pays the collective's
+// latency.
 func (e *Evaluator) dpCalls(p Plan, params, layers float64) float64 {
-	if p.ZeRO == 3 {
+	switch {
+	case p.ZeRO == 3:
 		return max(layers, 1)
+	case !e.a.OverlapGradReduce:
+		return 1
 	}
 	bucket := max(40e6, 1e6*float64(p.ShardDegree()))
 	return max(math.Ceil(params/bucket), 1)

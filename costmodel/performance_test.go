@@ -90,7 +90,7 @@ func TestZeRO3Traffic(t *testing.T) {
 // the 8 NICs' bandwidth (capped by NVLink). Below ZeRO-3 the buckets hold
 // max(40 M, 1 M x dp) parameters: Llama 3 405B's stage of 8 layers on
 // tp 8 (3.19 B parameters per GPU) reduces in 25 buckets of 128 M over dp
-// 128.
+// 128; in one without overlap.
 func TestDPCallsPayLatency(t *testing.T) {
 	p := basePlan(1, 1, 64)
 	p.ZeRO, p.Recompute = 3, Full
@@ -126,6 +126,17 @@ func TestDPCallsPayLatency(t *testing.T) {
 	for _, l := range r.Traffic {
 		if l.Name == nameDPRS && l.Calls != 25 {
 			t.Errorf("%s: %g calls, want 25 buckets", l.Name, l.Calls)
+		}
+	}
+	// Without overlap Megatron-Core keeps the gradients in one bucket.
+	a.OverlapGradReduce = false
+	e, q = evalPlan(t, "llama3-405b", "h100", 0, a, q)
+	if r, err = e.Estimate(q); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range r.Traffic {
+		if l.Name == nameDPRS && l.Calls != 1 {
+			t.Errorf("%s without overlap: %g calls, want 1", l.Name, l.Calls)
 		}
 	}
 }
