@@ -12,8 +12,9 @@ import "github.com/gpu-planner/planner/hardware"
 //   - Interleaved 1F1B with v model chunks per rank: warmupChunks chunk
 //     forwards, each a 1/v share of the rank's layers when the chunks are
 //     equal; for r = 0 that is pp*(1 + (pp-1)/(pp*v)) micro-batches,
-//     Korthikanti et al. 2022, section 4.2.3. With unequal end chunks the
-//     memory model counts chunk by chunk instead (chunkInFlight).
+//     Korthikanti et al. 2022, section 4.2.3. The memory model counts
+//     chunk by chunk instead (chunkActivations, schedule.go), which
+//     gives the same for equal chunks without an embedding or logits.
 //   - GPipe (Huang et al. 2019): all m micro-batches.
 //
 // Never more than the m micro-batches of the step.
@@ -39,56 +40,22 @@ func (p Plan) warmupChunks(r, m int) int {
 	return min((p.PP-r-1)*2+(p.VPP-1)*p.PP+1, m*p.VPP)
 }
 
-// chunkInFlight is how many micro-batches' activations rank r's local
-// chunk j (model chunk r + j*pp) holds when its first backward starts.
-// Megatron-Core runs the forwards in groups of pp micro-batches (the last
-// group takes the rest): each group passes chunk 0, then chunk 1, ..., so
-// the first n forwards hold, per chunk, pp per completed group and the
-// share of the current group that reached it (get_schedule_table).
-//
-// That instant is the rank's peak: afterwards each step runs one forward
-// and one backward, so the count of chunks in flight stays n. When the
-// chunks differ (a lighter end chunk), the forwards of chunk 0 come first
-// in each group and its backwards last, so rank 0 holds no fewer of its
-// chunk 0 (2pp-1 at pp <= m) at any later instant, and the last rank's
-// last chunk, run backward right after forward, holds one throughout;
-// TestChunkInFlightIsPeak checks this against the schedule step by step.
-func (p Plan) chunkInFlight(r, j, m int) int {
-	n, v, g := p.warmupChunks(r, m), p.VPP, p.PP
-	full := (m - 1) / g // groups of g before the last one
-	q := min(n/(v*g), full)
-	size := g
-	if q == full {
-		size = m - full*g
-	}
-	rem := n - q*v*g
-	return q*g + min(max(rem-j*size, 0), size)
-}
-
 // embeddingInFlight is the micro-batches whose embedding output the first
-// stage holds, and outputInFlight those whose logits the last stage holds:
-// under 1F1B the last stage runs each micro-batch's backward right after
-// its forward. Interleaved, the embedding is part of chunk 0.
+// stage holds, and outputInFlight those whose logits the last stage holds,
+// without interleaving: under 1F1B the last stage runs each micro-batch's
+// backward right after its forward. Interleaved, the embedding and the
+// logits belong to the end chunks and are counted with them
+// (chunkActivations).
 func (p Plan) embeddingInFlight(m int) float64 {
-	switch {
-	case p.PP == 1:
-		return 1
-	case p.Schedule == GPipe:
+	if p.Schedule == GPipe && p.PP > 1 {
 		return float64(m)
-	case p.VPP > 1:
-		return float64(p.chunkInFlight(0, 0, m))
 	}
 	return float64(min(p.PP, m))
 }
 
 func (p Plan) outputInFlight(m int) float64 {
-	switch {
-	case p.PP == 1:
-		return 1
-	case p.Schedule == GPipe:
+	if p.Schedule == GPipe && p.PP > 1 {
 		return float64(m)
-	case p.VPP > 1:
-		return float64(p.chunkInFlight(p.PP-1, p.VPP-1, m))
 	}
 	return 1
 }
@@ -97,8 +64,9 @@ func (p Plan) outputInFlight(m int) float64 {
 // that can hold the peak. Stage r's memory depends on r through its layer
 // composition (layers and MoE layers, chunk by chunk), the embedding on
 // stage 0, the output layer on the last stage, and the micro-batches in
-// flight, which no schedule increases with r (inFlight, and per chunk
-// chunkInFlight: both grow with warmupChunks). Among middle stages of the
+// flight, which no schedule increases with r (inFlight; interleaved, at
+// every instant a rank with a longer warm-up holds every chunk forward a
+// later rank holds, and more). Among middle stages of the
 // same composition the earliest therefore holds at least as much as the
 // later ones, and Peak, which keeps the first of equal stages, never picks
 // a later one. So stage 0, the last stage and the first middle stage of
