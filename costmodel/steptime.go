@@ -16,7 +16,8 @@ type StepTime struct {
 	Recompute hardware.Seconds `json:"recompute_s"`
 	// Bubble is the pipeline's idle time: (the other stages' time per
 	// micro-batch) / virtual stages; (pp-1)/(m v) of the busy time when
-	// the stages are equal.
+	// the stages are equal, and more when an interleaved pipeline has
+	// fewer micro-batches than stages (stepTime).
 	Bubble hardware.Seconds `json:"bubble_s"`
 	// Exposed communication per kind: the part of each collective's time
 	// not hidden behind compute.

@@ -9,7 +9,8 @@ const (
 	// RejectLayout: tp*pp*cp does not divide the GPU count.
 	RejectLayout Reason = iota
 	// RejectSplit: the layers do not split over pp stages and vpp chunks
-	// with this mid-extra and end-shift (interleaving needs equal chunks).
+	// with this mid-extra and end-shift (an end chunk would need fewer
+	// than no layers, or a stage would have none).
 	RejectSplit
 	// RejectDuplicate: the same plan as an earlier candidate (sequence
 	// parallelism at tp 1, ZeRO with nothing to shard over, a split that
