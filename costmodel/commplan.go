@@ -1,5 +1,7 @@
 package costmodel
 
+import "math"
+
 // The collectives of one training step, per parallel dimension, and how
 // much of each is hidden behind compute. Each function adds the exposed
 // time to the stage and records the collective into the set, so the step
@@ -225,11 +227,12 @@ func (e *Evaluator) ppComm(in *stepInput, st *stageTime, set *commSet, r int) {
 //     the forward, another before the backward, and a reduce-scatter of
 //     the gradients: 3x the weight bytes, 1.5x DDP's traffic.
 //
-// Gradient reductions overlap the backward of the micro-batch that
-// produces them when OverlapGradReduce is set, weight gathers the forward
-// when OverlapParamGather is (ZeRO-3 always prefetches). The last layer's
-// bucket (the first in forward order) cannot be hidden: at least 1/layers
-// of each stays exposed.
+// Each runs in calls of dpCalls, every call paying the collective's
+// latency. Gradient reductions overlap the backward of the micro-batch
+// that produces them when OverlapGradReduce is set, weight gathers the
+// forward when OverlapParamGather is (ZeRO-3 always prefetches). The last
+// layer's bucket (the first in forward order) cannot be hidden: at least
+// 1/layers of each stays exposed.
 func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, layers float64) {
 	p, g := in.p, in.pl.shard
 	if g.size <= 1 {
@@ -239,15 +242,17 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, l
 	bwdWin := (st.bwd.total() + st.rec.total()) * (L - 1) / L
 	fwdWin := st.fwd.total() * (L - 1) / L
 	grads, weights := params*in.sb.Grad, params*in.sb.Weight
+	calls := e.dpCalls(p, params, layers)
 	add := func(name string, kind CommKind, op Collective, msg float64, perMB bool, window float64, on bool, overlap string, src string) {
-		c := e.cost(op, msg, g)
-		x := c.time
+		c := e.cost(op, msg/calls, g)
+		t := calls * c.time
+		x := t
 		if on {
-			x = max(c.time-window, c.time/L)
+			x = max(t-window, t/L)
 		} else {
 			overlap = ""
 		}
-		st.addComm(set, commItem{name: name, kind: kind, op: op, g: g, msg: msg, calls: 1, cost: c,
+		st.addComm(set, commItem{name: name, kind: kind, op: op, g: g, msg: msg / calls, calls: calls, cost: c,
 			exposed: x, overlap: overlap, source: src}, perMB, in.m)
 	}
 	a := e.a
@@ -259,12 +264,36 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, l
 		add(nameDPAG, CommDPParams, AllGather, weights, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:
 		add(nameZ3Fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
-		ag, rs := e.cost(AllGather, weights, g), e.cost(ReduceScatter, grads, g)
-		x := max(ag.time+rs.time-bwdWin, (ag.time+rs.time)/L)
+		ag, rs := e.cost(AllGather, weights/calls, g), e.cost(ReduceScatter, grads/calls, g)
+		t := calls * (ag.time + rs.time)
+		x := max(t-bwdWin, t/L)
 		share := ag.time / (ag.time + rs.time)
-		st.addComm(set, commItem{name: nameZ3Bwd, kind: CommDPParams, op: AllGather, g: g, msg: weights, calls: 1,
+		st.addComm(set, commItem{name: nameZ3Bwd, kind: CommDPParams, op: AllGather, g: g, msg: weights / calls, calls: calls,
 			cost: ag, exposed: x * share, overlap: overlapBackward, source: srcZeRO3}, true, in.m)
-		st.addComm(set, commItem{name: nameZ3RS, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads, calls: 1,
+		st.addComm(set, commItem{name: nameZ3RS, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads / calls, calls: calls,
 			cost: rs, exposed: x * (1 - share), overlap: overlapBackward, source: srcZeRO3}, true, in.m)
 	}
+}
+
+// dpCalls is how many calls each data-parallel collective of a stage
+// takes: ZeRO-3 (FSDP) gathers and reduces one transformer layer at a
+// time, each layer its own unit (Zhao et al. 2023, "PyTorch FSDP", sec.
+// 3.2.1: one FlatParameter per wrapped module); below ZeRO-3, with the
+// gradient reduction overlapped, the gradients and weights move in
+// buckets of max(40 M, 1 M x dp) parameters, Megatron-Core's default
+// bucket size (megatron/core/distributed/distributed_data_parallel_config.py,
+// bucket_size), which grows with the group so that the per-call ring
+// latency stays small; without overlap Megatron-Core keeps one bucket
+// (distributed_data_parallel.py: "Set bucket_size to infinity if
+// overlap_grad_reduce is False"). Every call pays the collective's
+// latency.
+func (e *Evaluator) dpCalls(p Plan, params, layers float64) float64 {
+	switch {
+	case p.ZeRO == 3:
+		return max(layers, 1)
+	case !e.a.OverlapGradReduce:
+		return 1
+	}
+	bucket := max(40e6, 1e6*float64(p.ShardDegree()))
+	return max(math.Ceil(params/bucket), 1)
 }

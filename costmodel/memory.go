@@ -207,12 +207,6 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	m := e.m
 	sh := la.sh
 	mb := p.MicroBatches()
-	perStage := float64(s.Layers-s.MoELayers) * la.dense
-	if s.MoELayers > 0 {
-		perStage += float64(s.MoELayers) * la.moe
-	}
-	s.InFlight = p.inFlight(r, mb)
-	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
 	if p.Recompute == Full && s.Layers > 0 {
 		working := la.denseWorking
 		if s.MoELayers > 0 {
@@ -220,14 +214,83 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 		}
 		s.RecomputeWorkingSet = hardware.Bytes(working)
 	}
+	var emb, out float64 // per micro-batch
 	if r == 0 && m.Dropout {
 		// Embedding dropout mask, 1 byte per element (Korthikanti et al.
 		// 2022, section 4.3: sbhp/t on the first stage).
-		s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * sh.tokens * sh.hidden / sh.divisor(seqSplit))
+		emb = sh.tokens * sh.hidden / sh.divisor(seqSplit)
 	}
 	if r == p.PP-1 {
-		s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * e.outputActs(sh))
+		out = e.outputActs(sh)
 	}
+	if p.Interleaved() {
+		e.chunkActivations(p, r, mb, la, emb, out, s)
+		return
+	}
+	perStage := float64(s.Layers-s.MoELayers) * la.dense
+	if s.MoELayers > 0 {
+		perStage += float64(s.MoELayers) * la.moe
+	}
+	s.InFlight = p.inFlight(r, mb)
+	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
+	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
+	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
+}
+
+// chunkActivations fills the activations of interleaved rank r chunk by
+// chunk, at the instant of the schedule when they weigh the most
+// (interleaved.peak): each of its v chunks holds its own layers'
+// activations (chunk 0 of rank 0 also the embedding's, the last chunk of
+// the last rank also the logits) for the micro-batches in flight on that
+// chunk, so a lighter end chunk counts what it holds, not a share of the
+// rank's average. InFlight is the micro-batches held, in units of the
+// rank's layers.
+func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out float64, s *StageMemory) {
+	layers, dense := e.m.Layers, e.m.Layers-e.m.MoELayers()
+	c := p.middleChunk(layers)
+	chunk := func(j int) (bytes float64, n int) {
+		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
+		moe := hi - max(lo, min(hi, dense))
+		bytes = float64(hi-lo-moe) * la.dense
+		if moe > 0 {
+			bytes += float64(moe) * la.moe
+		}
+		return bytes, hi - lo
+	}
+	weight := func(j int) float64 {
+		b, _ := chunk(j)
+		if j == 0 {
+			b += emb
+		}
+		if j == p.VPP-1 {
+			b += out
+		}
+		return b
+	}
+	w := chunkWeights{n: p.VPP, of: weight}
+	uniform := false // unknown beyond maxWeights chunks: walk
+	if p.VPP <= maxWeights {
+		uniform = true
+		for j := range p.VPP {
+			w.w[j] = weight(j)
+			uniform = uniform && w.w[j] == w.w[0]
+		}
+	}
+	sch := p.interleavedSchedule(r, mb)
+	i := sch.peak(&w, uniform)
+	var acts, held float64
+	for j := range p.VPP {
+		b, n := chunk(j)
+		k := float64(sch.held(i, j))
+		acts += k * b
+		held += k * float64(n)
+	}
+	s.LayerActivations = hardware.Bytes(acts)
+	if s.Layers > 0 {
+		s.InFlight = held / float64(s.Layers)
+	}
+	s.EmbeddingActs = hardware.Bytes(float64(sch.held(i, 0)) * emb)
+	s.OutputActs = hardware.Bytes(float64(sch.held(i, p.VPP-1)) * out)
 }
 
 // outputActs is the last stage's final norm input and output-layer input

@@ -54,7 +54,10 @@ func TestLlama405BSplit(t *testing.T) {
 
 func TestSplitErrors(t *testing.T) {
 	bad := []Plan{
-		{PP: 4, VPP: 3, FirstStageLayers: 0},                       // 32 layers do not divide into 12 chunks
+		{PP: 4, VPP: 5}, // 20 chunks of 2 leave the end chunks -2 layers each
+		{PP: 4, VPP: 2, FirstStageLayers: 5, LastStageLayers: 5},   // 22 layers do not make 4 equal middle chunks
+		{PP: 4, VPP: 2, FirstStageLayers: 4, LastStageLayers: 8},   // middle chunks of 5 leave the first end chunk -1
+		{PP: 2, VPP: 2, FirstStageLayers: 4, LastStageLayers: 28},  // the balanced 8-layer chunk leaves chunk 0 -4
 		{PP: 4, VPP: 1, FirstStageLayers: 20, LastStageLayers: 20}, // more than 32
 		{PP: 64, VPP: 1}, // more stages than layers
 		{PP: 1, VPP: 1, FirstStageLayers: 3},
@@ -70,7 +73,7 @@ func TestSplitErrors(t *testing.T) {
 // even, uneven and interleaved splits, and MoE layers are counted where
 // they are (DeepSeek-V3: 3 dense layers first).
 func TestStageLayersCoverModel(t *testing.T) {
-	for _, p := range []Plan{{PP: 1, VPP: 1}, {PP: 4, VPP: 1}, {PP: 5, VPP: 1}, {PP: 2, VPP: 2}, {PP: 3, VPP: 1}} {
+	for _, p := range []Plan{{PP: 1, VPP: 1}, {PP: 4, VPP: 1}, {PP: 5, VPP: 1}, {PP: 2, VPP: 2}, {PP: 3, VPP: 1}, {PP: 7, VPP: 2}, {PP: 8, VPP: 2}} {
 		q, err := p.balanceLayers(60)
 		if err != nil {
 			t.Fatal(err)

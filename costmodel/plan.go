@@ -20,7 +20,17 @@ type Plan struct {
 	VPP int
 	// FirstStageLayers and LastStageLayers, when non-zero, give the first
 	// and last pipeline stages fewer (or more) layers than the others,
-	// like Megatron's --decoder-first/last-pipeline-num-layers.
+	// like Megatron's --decoder-first/last-pipeline-num-layers. They count
+	// the layers of the whole stage (pipeline rank 0 or pp-1), with or
+	// without interleaving. With VPP > 1 the difference sits in the end
+	// model chunks (virtual stages 0 and pp*VPP-1), as in Llama 3 405B:
+	// every other chunk holds the same c layers, so chunk 0 holds
+	// FirstStageLayers - (VPP-1)*c layers (possibly none: the embedding
+	// alone) and chunk pp*VPP-1 LastStageLayers - (VPP-1)*c, where
+	// c = (layers - FirstStageLayers - LastStageLayers)/((PP-2)*VPP), or
+	// ceil(layers/(2*VPP)) with PP 2 (split.go). Zero for both is the even
+	// split, which Normalize replaces by the balanced one when the layers
+	// do not divide into PP*VPP equal chunks.
 	FirstStageLayers, LastStageLayers int
 	// ZeRO is the sharding stage over data parallelism: 0 (DDP), 1
 	// (optimizer states), 2 (+ gradients), 3 (+ weights; FSDP).

@@ -16,7 +16,8 @@ type StepTime struct {
 	Recompute hardware.Seconds `json:"recompute_s"`
 	// Bubble is the pipeline's idle time: (the other stages' time per
 	// micro-batch) / virtual stages; (pp-1)/(m v) of the busy time when
-	// the stages are equal.
+	// the stages are equal, and more when an interleaved pipeline has
+	// fewer micro-batches than stages (stepTime).
 	Bubble hardware.Seconds `json:"bubble_s"`
 	// Exposed communication per kind: the part of each collective's time
 	// not hidden behind compute.
@@ -164,11 +165,24 @@ func (e *Evaluator) rates(p Plan) rates {
 // the collectives of the slowest stage. Every stage is costed; the stage
 // whose micro-batches and tail take longest sets the step:
 //
-//	step = m x t_crit + tail_crit + (sum over stages of t_r - t_crit) / v
+//	step = m x t_crit + tail_crit + bubble
+//	bubble = (sum over stages of t_r - t_crit) / v
+//	       + (v-1)/v x max(0, sum over stages of t_r - m x t_crit)
 //
-// which is (m + (pp-1)/v) x t + tail for equal stages: the 1F1B bubble
-// of (pp-1)/m divided by the virtual stages when interleaved (Narayanan
-// et al. 2021, sec. 2.2); GPipe has the same bubble (Huang et al. 2019).
+// which is (m + (pp-1)/v) x t + tail for equal stages and m >= pp: the
+// 1F1B bubble of (pp-1)/m divided by the virtual stages when interleaved
+// (Narayanan et al. 2021, sec. 2.2); GPipe has the same bubble (Huang et
+// al. 2019). The first term fills and drains the pipeline with one chunk
+// of every other stage; with unequal chunks (lighter end chunks) each
+// stage's average chunk stands in for the one it runs there, an error of
+// at most the end chunks' deficit over v. The second term is the
+// interleaved schedule short of micro-batches: a micro-batch returns to
+// the first rank for its next chunk only after a round through all pp
+// ranks, so with m < pp micro-batches each of the v-1 later rounds idles
+// the rank for (pp-m) chunk times (a single micro-batch runs its pp*v
+// chunks one after another, as without interleaving). Narayanan et al.
+// require m to be a multiple of pp for this reason (sec. 2.2.2); Meta's
+// schedule runs fewer (Dubey et al. 2024, sec. 3.3.2) at this cost.
 func (e *Evaluator) stepTime(p Plan, set *commSet) stepResult {
 	in := e.newStepInput(p)
 	var crit, prev stageTime
@@ -190,7 +204,11 @@ func (e *Evaluator) stepTime(p Plan, set *commSet) stepResult {
 	if set != nil {
 		e.stage(&in, critR, set)
 	}
-	return stepResult{StepTime: in.breakdown(&crit, critR, (sum-crit.perMB)/in.v),
+	bubble := (sum - crit.perMB) / in.v
+	if short := sum - in.m*crit.perMB; in.v > 1 && short > 0 {
+		bubble += (in.v - 1) / in.v * short
+	}
+	return stepResult{StepTime: in.breakdown(&crit, critR, bubble),
 		network: in.m*crit.netMB + crit.netTail, tier: crit.tier}
 }
 

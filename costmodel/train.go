@@ -159,6 +159,13 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		perLayer = float64(s.LayerActivations) / s.InFlight / float64(s.Layers)
 	}
 	mbs := p.MicroBatches()
+	emb, out := p.embeddingInFlight(mbs), p.outputInFlight(mbs)
+	if p.Interleaved() {
+		// Counted with the end chunks at the stage's heaviest instant.
+		sh := newActShape(e.m, p)
+		emb = float64(s.EmbeddingActs) / (sh.tokens * sh.hidden / sh.divisor(seqSplit))
+		out = float64(s.OutputActs) / e.outputActs(sh)
+	}
 	return []Line{
 		{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
 			Group: GroupActivations, Bytes: s.LayerActivations,
@@ -166,9 +173,9 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 				s.Layers, s.InFlight, scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
 			Source: srcActs + "; " + srcPipe},
 		{Name: "activations: embedding dropout mask", Group: GroupActivations, Bytes: s.EmbeddingActs,
-			Formula: fmt.Sprintf("1 B x s x b x h%s x %.3g micro-batches", spDiv(p), p.embeddingInFlight(mbs)), Source: srcActs},
+			Formula: fmt.Sprintf("1 B x s x b x h%s x %.3g micro-batches", spDiv(p), emb), Source: srcActs},
 		{Name: "activations: output layer and fp32 logits", Group: GroupActivations, Bytes: s.OutputActs,
-			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %.3g micro-batches", spDiv(p), p.outputInFlight(mbs)),
+			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %.3g micro-batches", spDiv(p), out),
 			Source:  srcOutputAct},
 		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
 			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},

@@ -12,7 +12,9 @@ import (
 
 // BenchmarkEvaluate measures the hot loop: one op is one candidate of
 // Llama 3 405B on 128 H100s evaluated (peak stage; when it fits, speed
-// and ranking). allocs/op is the allocation per evaluated plan.
+// and ranking). "full" computes every candidate; "bounded" skips those
+// whose speed bound cannot reach the ten best of their layout, as the
+// search does. allocs/op is the allocation per evaluated plan.
 func BenchmarkEvaluate(b *testing.B) {
 	m := model(b, "llama3-405b")
 	c, err := clusterFor(gpu(b, "h100-sxm"), 128, 8)
@@ -27,19 +29,26 @@ func BenchmarkEvaluate(b *testing.B) {
 	for p := range cs.space.Candidates(m, pretraining, 128, &Counts{}) {
 		plans = append(plans, p)
 	}
-	o := outcome{top: newTopK(10)}
-	dom := newDominance(m.Layers)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		p := plans[i%len(plans)]
-		if i == 0 || p.TP != plans[(i-1)%len(plans)].TP || p.CP != plans[(i-1)%len(plans)].CP || p.PP != plans[(i-1)%len(plans)].PP {
-			dom.reset(p)
-		}
-		cs.evaluate(p, dom, &o)
-		i++
+	for _, bounded := range []bool{false, true} {
+		name := map[bool]string{false: "full", true: "bounded"}[bounded]
+		b.Run(name, func(b *testing.B) {
+			o := outcome{top: newTopK(10)}
+			dom := newDominance(m.Layers)
+			speed := newSpeedBound(cs, bounded, false, 10)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				p := plans[i%len(plans)]
+				if i == 0 || p.TP != plans[(i-1)%len(plans)].TP || p.CP != plans[(i-1)%len(plans)].CP || p.PP != plans[(i-1)%len(plans)].PP {
+					dom.reset(p)
+					speed.reset()
+				}
+				cs.evaluate(p, dom, &speed, &o)
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "plans/s")
+		})
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "plans/s")
 }
 
 // benchSearch runs one search per op and reports its candidates.

@@ -138,6 +138,26 @@ func (s Space) rejectVariants(layout costmodel.Plan, r Reason, c *Counts) {
 	}
 }
 
+// variantCounts keeps what rejectVariants counts for the last layout it
+// was asked about: the count depends on the layout's tp, cp and dp (the
+// sequence-parallel and batch checks) and the reason only, which the
+// splits and ZeRO stages of one (tp, cp, pp) share.
+type variantCounts struct {
+	key [4]int
+	c   Counts
+	ok  bool
+}
+
+// add counts the variants of layout l as rejectVariants does.
+func (v *variantCounts) add(s Space, l costmodel.Plan, r Reason, c *Counts) {
+	if k := [4]int{l.TP, l.CP, l.DP, int(r)}; !v.ok || k != v.key {
+		v.c = Counts{}
+		s.rejectVariants(l, r, &v.c)
+		v.key, v.ok = k, true
+	}
+	c.add(v.c)
+}
+
 // batchPossible reports whether some micro-batch size of the axis makes
 // up the global batch over dp data-parallel ranks.
 func (s Space) batchPossible(gbs, dp int) bool {

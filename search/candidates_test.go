@@ -30,9 +30,24 @@ func TestLayerSplit(t *testing.T) {
 		{126, 1, 1, 0, 1, 0, 0, RejectDuplicate},
 		{127, 2, 1, 0, 0, 63, 64, noReason},
 		{80, 4, 2, 0, 0, 0, 0, noReason},
-		{80, 4, 2, 0, 1, 0, 0, RejectSplit},
-		{80, 4, 3, 0, 0, 0, 0, RejectSplit},
-		{80, 4, 2, 1, 0, 0, 0, RejectSplit},
+		// Interleaved: chunks of c = ceil(80/8) = 10; the end chunks
+		// share 80 - 6*10 = 20, the first handing one to the last: 9 + 10
+		// and 11 + 10 layers on the end stages.
+		{80, 4, 2, 0, 1, 19, 21, noReason},
+		{80, 4, 3, 0, 0, 19, 19, noReason}, // c = 7, end chunks 5 each
+		{80, 4, 2, 1, 0, 18, 18, noReason}, // c = 11, end chunks 7 each
+		// Llama 3 405B keeps 7 layers on the end stages: end chunks of 3
+		// (v 2), 1 (v 4) or none (v 8); v 3 has 46 middle chunks of 3.
+		{126, 16, 2, 0, 0, 7, 7, noReason},
+		{126, 16, 4, 0, 0, 7, 7, noReason},
+		{126, 16, 8, 0, 0, 7, 7, noReason},
+		{126, 16, 3, 0, 0, 0, 0, RejectSplit},
+		{126, 16, 4, 0, 1, 6, 8, noReason},
+		{126, 16, 8, 0, 1, 0, 0, RejectSplit},
+		{126, 16, 2, 1, 0, 0, 0, RejectSplit},
+		{10, 3, 2, 0, 0, 3, 3, noReason},
+		{61, 2, 3, 0, 1, 29, 32, noReason}, // pp 2 keeps the balanced chunk, 11
+		{61, 2, 3, 1, 0, 0, 0, RejectDuplicate},
 		{80, 1, 2, 0, 0, 0, 0, RejectSplit},
 		{80, 81, 1, 0, 0, 0, 0, RejectSplit},
 		{61, 30, 1, 0, 0, 0, 0, RejectSplit},

@@ -38,24 +38,79 @@ func TestMetaLayoutsFit(t *testing.T) {
 	}
 }
 
-// TestMetaLayoutsNearBest: Meta's layouts are within 5% of the best
-// throughput the search finds on the same 16,384 GPUs.
+// metaAssumptions are the defaults with the two settings Meta's run
+// shows (Dubey et al. 2024, sec. 3.3.2): "asynchronous point-to-point
+// communication in PP", and a memory budget that holds Meta's layout
+// without recompute ("we could pre-train Llama 3 on sequences of 8K
+// tokens without activation checkpointing", after deallocating every
+// tensor no longer needed "based on detailed memory allocation
+// profiling"). The model puts that layout at 80.8 GB, 94.5% of the 85.5 GB
+// an 80 GB H100 reports; the default budget keeps 10% free and would force
+// recompute on the layout Meta ran, so the check budgets 95%.
+func metaAssumptions() costmodel.Assumptions {
+	a := costmodel.DefaultAssumptions()
+	a.OverlapP2P = true
+	a.HBMFraction = 0.95
+	return a
+}
+
+// TestMetaLayoutsNearBest: Meta's layouts, with the interleaving, ZeRO
+// stage and recompute the search picks for them, come within 10% of the
+// best throughput the search finds on the same 16,384 GPUs, under Meta's
+// settings (metaAssumptions).
+//
+// For its own layouts the search picks what Meta describes: one-layer
+// chunks (v 8), ZeRO-2 ("shards optimizer states and gradients") and no
+// recompute. They reach 154.8 tokens/s per GPU at 8,192 tokens (Meta
+// measured 152.4: 400 TFLOP/s under PaLM's count) and 88.1 at 131,072.
+// The best plans found are 9.2% and 8.0% faster (ratios 0.916 and 0.926):
+// tp8-pp16v8[7,7]-cp2-dp64-zero1-sp-none-mb1 and
+// tp8-pp16v8[7,7]-cp32-dp4-zero1-sp-none-mb1. Both trade data for
+// context parallelism, which doubles the micro-batches per pipeline (32
+// instead of 16) and halves the activations per GPU: the bubble halves
+// (678 to 318 ms, 1.20 to 0.58 s) and ZeRO-1 fits, so the gradients are
+// reduced once per step instead of once per micro-batch, each time with
+// the last layer's share exposed (378 to 105 ms, 378 to 24 ms). Those two
+// parts account for the whole gap; the rest of the step is alike. Meta
+// names the first cost itself: MFU fell from 43% at DP 64 to 41% at DP 128
+// "due to the lower batch size per DP group". Context parallelism over
+// 4,096 tokens per rank is nearly free in the model (the ring's key/value
+// exchange hides behind attention; with GQA it is small, as Meta notes of
+// its own all-gather variant, whose exchange Meta leaves exposed and the
+// model does not), which is why the search prefers it; Meta kept cp 1 at
+// 8,192 tokens without saying why. The gap is thus bounded by what Meta's
+// layout spends in the bubble and the reduce-scatter tail, 16% and 14% of
+// its step, of which the best plans save about half; the tolerance of 10%
+// holds that cause and fails if anything else opens the gap, as the
+// breakdown check below does part by part.
 func TestMetaLayoutsNearBest(t *testing.T) {
-	t.Skip("needs two properties the step-time model and the plans lack: (1) communication in Performance " +
-		"(the provisional form has none, so pp 1 with dp 1,024-2,048 pays nothing for data-parallel traffic); " +
-		"(2) interleaved 1F1B with lighter first and last stages, which Meta ran (Dubey et al. 2024, sec. 3.3.2) " +
-		"and Plan.Normalize rejects (interleaving needs equal chunks): without it, pp 16 over 16 micro-batches " +
-		"idles (pp-1)/m = 94% in the bubble, while Meta reports 400 TFLOP/s per GPU on this layout")
-	m := model(t, "llama3-405b")
+	m, g, a := model(t, "llama3-405b"), gpu(t, "h100-sxm"), metaAssumptions()
 	for _, c := range metaLayouts {
-		meta := search(t, m, Options{Job: c.job, GPUs: 16384, Space: c.layout})
-		best := search(t, m, Options{Job: c.job, GPUs: 16384})
+		meta, err := Search(m, g, 0, a, Options{Job: c.job, GPUs: 16384, Space: c.layout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, err := Search(m, g, 0, a, Options{Job: c.job, GPUs: 16384})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(meta.Plans) == 0 || len(best.Plans) == 0 {
 			t.Fatalf("%s: nothing fits", c.name)
 		}
-		a, b := meta.Plans[0], best.Plans[0]
-		if ratio := a.Performance.TokensPerSecond / b.Performance.TokensPerSecond; ratio < 0.95 {
-			t.Errorf("%s: Meta's %s reaches %.1f%% of the best %s: %v", c.name, a.PlanString, 100*ratio, b.PlanString, Why(b, a))
+		x, y := meta.Plans[0], best.Plans[0]
+		p := x.Plan
+		if p.VPP != 8 || p.ZeRO != 2 || p.Recompute != costmodel.NoRecompute {
+			t.Errorf("%s: the best of Meta's layout is %s; Meta ran one-layer chunks, ZeRO-2, no recompute", c.name, x.PlanString)
+		}
+		ratio := x.Performance.TokensPerSecond / y.Performance.TokensPerSecond
+		t.Logf("%s: Meta's %s reaches %.1f%% of %s", c.name, x.PlanString, 100*ratio, y.PlanString)
+		if ratio < 0.90 {
+			t.Errorf("%s: Meta's %s reaches %.1f%% of the best %s: %v", c.name, x.PlanString, 100*ratio, y.PlanString, Why(y, x))
+		}
+		bx, by := x.Performance.Breakdown, y.Performance.Breakdown
+		explained := (bx.Bubble + bx.ExposedDPGrads) - (by.Bubble + by.ExposedDPGrads)
+		if gap := bx.Total - by.Total; explained < gap {
+			t.Errorf("%s: bubble and gradient reduction explain %v of the %v gap:\n Meta %+v\n best %+v", c.name, explained, gap, bx, by)
 		}
 	}
 }

@@ -16,6 +16,11 @@ type countSearch struct {
 	e      *costmodel.Evaluator
 	space  Space
 	budget hardware.Bytes
+	// exhaustive computes the speed of every plan that fits (no
+	// speedBound), for tests that compare. whole: one worker searches
+	// the count, in order (the frontier), so the speed bound may use its
+	// whole ranking.
+	exhaustive, whole bool
 }
 
 func newCountSearch(m *costmodel.Model, c hardware.Cluster, a costmodel.Assumptions, job Job, restrict Space) (*countSearch, error) {
@@ -75,29 +80,30 @@ func (cs *countSearch) work(w, n int, o *outcome) {
 	i := -1
 	var group splitsCheck
 	dom := newDominance(cs.m.Layers)
+	speed := newSpeedBound(cs, !cs.exhaustive, n == 1 && cs.whole, o.top.k)
+	var rejected variantCounts
 	for g := range cs.space.splits(cs.m, cs.job, cs.gpus, layoutCounts) {
 		if group.reset(cs, g) {
 			i++
 			dom.reset(g)
+			speed.reset()
 		}
 		if i%n != w {
 			continue
 		}
-		if !cs.space.batchPossible(g.GlobalBatch, g.DP) {
-			// Every variant fails the batch check: no bound is needed to
-			// reject them, and they count as they would anyway.
-			for l := range cs.space.zeros(g, &o.counts) {
-				cs.space.rejectVariants(l, RejectBatch, &o.counts)
-			}
+		if whole, ok := group.wholesale(g, bounded, &rejected); ok {
+			// Every split of the layout is rejected alike: count this one
+			// as the first was.
+			o.counts.add(whole)
 			continue
 		}
 		states := statesCheck{e: cs.e, budget: cs.budget}
 		for l := range cs.space.zeros(g, &o.counts) {
 			if bounded && (group.over(l) || states.over(l)) {
-				cs.space.rejectVariants(l, RejectStates, &o.counts)
+				rejected.add(cs.space, l, RejectStates, &o.counts)
 				continue
 			}
-			cs.variants(l, bounded, dom, o)
+			cs.variants(l, bounded, dom, &speed, o)
 		}
 	}
 }
@@ -109,6 +115,43 @@ type splitsCheck struct {
 	cs     *countSearch
 	layout [3]int  // tp, cp, pp
 	known  [4]int8 // by ZeRO stage: 0 unknown, 1 over the budget, 2 within
+	// whole counts one split of a layout whose every variant fails the
+	// batch check or, for every ZeRO stage, the split-independent states
+	// bound; decided says whether it was worked out, all whether it
+	// applies.
+	whole        Counts
+	decided, all bool
+}
+
+// wholesale returns the counts of split g when every variant of every
+// split of its layout is rejected for one reason that no split changes:
+// dp*mbs divides no global batch, or (with bounded) the model states
+// exceed the budget at every ZeRO stage whatever the split. The zero
+// stages and variants of each split are then counted as the first
+// split's were, without walking them again.
+func (c *splitsCheck) wholesale(g costmodel.Plan, bounded bool, rv *variantCounts) (Counts, bool) {
+	if c.decided {
+		return c.whole, c.all
+	}
+	c.decided = true
+	s := &c.cs.space
+	reason := RejectBatch
+	if s.batchPossible(g.GlobalBatch, g.DP) {
+		if !bounded {
+			return Counts{}, false
+		}
+		for l := range s.zeros(g, &Counts{}) {
+			if !c.over(l) {
+				return Counts{}, false
+			}
+		}
+		reason = RejectStates
+	}
+	for l := range s.zeros(g, &c.whole) {
+		rv.add(*s, l, reason, &c.whole)
+	}
+	c.all = true
+	return c.whole, true
 }
 
 // reset forgets the answers when split g starts another layout, and
@@ -187,7 +230,7 @@ func boolInt(b bool) int8 {
 // in flight, min(pp-r, m) for 1F1B, fall no faster than it grows; GPipe
 // holds all m, whose tokens are fixed), and the model states do not
 // depend on it. "Clearly" leaves a relative margin far above rounding.
-func (cs *countSearch) variants(l costmodel.Plan, bounded bool, dom *dominance, o *outcome) {
+func (cs *countSearch) variants(l costmodel.Plan, bounded bool, dom *dominance, speed *speedBound, o *outcome) {
 	skip := false
 	var skipRec costmodel.Recompute
 	var skipSP bool
@@ -196,7 +239,7 @@ func (cs *countSearch) variants(l costmodel.Plan, bounded bool, dom *dominance, 
 			o.counts.reject(RejectMemory, 1)
 			continue
 		}
-		peak := cs.evaluate(p, dom, o)
+		peak := cs.evaluate(p, dom, speed, o)
 		skip = bounded && peak > cs.budget*(1+monotoneMargin)
 		skipRec, skipSP = p.Recompute, p.SP
 	}
@@ -207,10 +250,16 @@ func (cs *countSearch) variants(l costmodel.Plan, bounded bool, dom *dominance, 
 // of float64 sums of a few dozen terms.
 const monotoneMargin = 1e-9
 
-// evaluate computes one candidate's peak stage and, when it fits, its
-// speed, and returns the peak. A fitting plan that an evenly split plan
-// dominates (dom) is rejected rather than ranked.
-func (cs *countSearch) evaluate(p costmodel.Plan, dom *dominance, o *outcome) hardware.Bytes {
+// evaluate computes, for a candidate whose speed bound can reach the
+// ranking, its peak stage and, when it fits, its speed, and returns the
+// peak (0 when not computed). A fitting plan that an evenly split plan
+// dominates (dom) is rejected rather than ranked. A plan the speed bound
+// excludes needs neither: it could not be ranked whether it fits or not.
+func (cs *countSearch) evaluate(p costmodel.Plan, dom *dominance, speed *speedBound, o *outcome) hardware.Bytes {
+	if speed.excludes(p, &o.top) {
+		o.counts.reject(RejectSlower, 1)
+		return 0
+	}
 	o.counts.Evaluated++
 	peak := cs.e.PeakFast(p)
 	if peak.Total > cs.budget {
@@ -230,5 +279,6 @@ func (cs *countSearch) evaluate(p costmodel.Plan, dom *dominance, o *outcome) ha
 	r := Ranked{Plan: p, GPUs: cs.gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
 		Peak: peak.Total, Headroom: cs.budget - peak.Total, Performance: perf}
 	o.top.offer(&r)
+	speed.offered(perf.TokensPerSecond)
 	return peak.Total
 }

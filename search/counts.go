@@ -9,7 +9,8 @@ const (
 	// RejectLayout: tp*pp*cp does not divide the GPU count.
 	RejectLayout Reason = iota
 	// RejectSplit: the layers do not split over pp stages and vpp chunks
-	// with this mid-extra and end-shift (interleaving needs equal chunks).
+	// with this mid-extra and end-shift (an end chunk would need fewer
+	// than no layers, or a stage would have none).
 	RejectSplit
 	// RejectDuplicate: the same plan as an earlier candidate (sequence
 	// parallelism at tp 1, ZeRO with nothing to shard over, a split that
@@ -27,10 +28,15 @@ const (
 	// RejectDominated: an uneven layer split that fits but neither lowers
 	// the peak nor raises the throughput of the balanced split.
 	RejectDominated
+	// RejectSlower: a plan whose throughput cannot reach the plans
+	// already ranked: the bound of its step time
+	// (costmodel.StepTimeLowerBound) gives fewer tokens/s than the K-th
+	// best, so neither its memory nor its step time is computed.
+	RejectSlower
 	numReasons
 )
 
-var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated"}
+var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated", "slower"}
 
 var reasonText = [numReasons]string{
 	"tp*pp*cp does not divide the GPU count",
@@ -41,6 +47,7 @@ var reasonText = [numReasons]string{
 	"model states alone exceed the budget (bound, no activation math)",
 	"peak stage exceeds the budget (computed, or implied by a smaller micro-batch already over)",
 	"uneven layer split no lower in memory and no faster than the balanced one",
+	"a bound on its speed (its compute alone) is below the plans ranked (memory not computed)",
 }
 
 // Key is the reason's short name, as JSON and CSV carry it.
@@ -66,7 +73,10 @@ type Counts struct {
 	Considered int
 	// Evaluated is the candidates whose peak stage was computed.
 	Evaluated int
-	// Fit is the candidates within the budget, all of them ranked.
+	// Fit is the candidates within the budget that were ranked; those
+	// that fit but were dominated are counted under RejectDominated, and
+	// those that could not reach the ranking, fitting or not, under
+	// RejectSlower.
 	Fit      int
 	Rejected [numReasons]int
 }

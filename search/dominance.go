@@ -8,23 +8,24 @@ import (
 // dominance drops uneven layer splits that buy nothing. Lighter first and
 // last stages (mid-extra, end-shift) exist to balance memory; a plan
 // split unevenly whose peak is no lower and whose speed is no higher than
-// the same plan split evenly (Normalize's balanced split, no interleaving)
-// is that plan made worse, and ranking it would only crowd the table.
-// The balanced split of a layout is evaluated first (the MidExtra and
-// EndShift axes start at 0), so its results are known when the uneven
-// ones come; a plan whose balanced twin is unknown (rejected by a bound,
-// or not on the axes) or over the budget is kept.
+// the same plan split evenly (Normalize's balanced split, with the same
+// virtual stages) is that plan made worse, and ranking it would only
+// crowd the table. The balanced split of a layout and vpp is evaluated
+// first (the MidExtra and EndShift axes start at 0), so its results are
+// known when the uneven ones come; a plan whose balanced twin is unknown
+// (rejected by a bound, or not on the axes) or over the budget is kept.
 type dominance struct {
-	layers      int
-	first, last int // the balanced split of the current layout
-	even        map[variantKey]evenResult
+	layers int
+	even   map[variantKey]evenResult
 }
 
-// variantKey is what distinguishes the plans of one layout and split.
+// variantKey is what distinguishes the plans of one layout and split:
+// the plan's variant and its virtual stages (each vpp has its own
+// balanced split).
 type variantKey struct {
-	zero, mbs int
-	rec       costmodel.Recompute
-	sp        bool
+	zero, mbs, vpp int
+	rec            costmodel.Recompute
+	sp             bool
 }
 
 type evenResult struct {
@@ -37,18 +38,17 @@ func newDominance(layers int) *dominance {
 }
 
 // reset starts layout g (a new tp, cp, pp).
-func (d *dominance) reset(g costmodel.Plan) {
-	clear(d.even)
-	d.first, d.last, _ = layerSplit(d.layers, g.PP, 1, 0, 0)
-}
+func (d *dominance) reset(costmodel.Plan) { clear(d.even) }
 
 func key(p costmodel.Plan) variantKey {
-	return variantKey{zero: p.ZeRO, mbs: p.MicroBatch, rec: p.Recompute, sp: p.SP}
+	return variantKey{zero: p.ZeRO, mbs: p.MicroBatch, vpp: p.VPP, rec: p.Recompute, sp: p.SP}
 }
 
-// balanced reports whether p has its layout's balanced split.
+// balanced reports whether p has the balanced split of its layout and
+// vpp.
 func (d *dominance) balanced(p costmodel.Plan) bool {
-	return p.VPP == 1 && p.FirstStageLayers == d.first && p.LastStageLayers == d.last
+	f, l, _ := layerSplit(d.layers, p.PP, p.VPP, 0, 0)
+	return p.FirstStageLayers == f && p.LastStageLayers == l
 }
 
 // record keeps the result of a balanced plan.
@@ -61,7 +61,7 @@ func (d *dominance) record(p costmodel.Plan, peak hardware.Bytes, tokensPer floa
 // dominated reports whether fitting plan p, split unevenly, is no better
 // than its balanced twin in memory and in speed.
 func (d *dominance) dominated(p costmodel.Plan, peak hardware.Bytes, tokensPer float64) bool {
-	if p.VPP != 1 || d.balanced(p) {
+	if d.balanced(p) {
 		return false
 	}
 	e, ok := d.even[key(p)]

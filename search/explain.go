@@ -1,19 +1,23 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // Why says in numbers why plan a ranks above plan b: the lead in
-// throughput (or the tie-break that decided), then each difference of
-// the step time's parts that separates them (pipeline bubble, recompute,
-// exposed communication), then memory, then the layout fields in which
-// they differ. It prints only what differs.
+// throughput (or the tie-break that decided), then the parts of the step
+// time in which they differ, read from the calibrated breakdown that set
+// the ranking (compute, recompute, pipeline bubble, exposed communication
+// by kind, optimizer), largest difference first, then memory, then the
+// layout fields in which they differ. It prints only what differs.
 func Why(a, b Ranked) []string {
 	pa, pb := a.Performance, b.Performance
 	var out []string
@@ -30,17 +34,7 @@ func Why(a, b Ranked) []string {
 	default:
 		out = append(out, "equal throughput, headroom and exposed bytes; ordered by plan string")
 	}
-	if ba, bb := Bubble(a.Plan), Bubble(b.Plan); ba != bb {
-		out = append(out, fmt.Sprintf("pipeline bubble %s vs %s of compute ((pp-1)/(m*vpp): pp %d vs %d, %d vs %d micro-batches, vpp %d vs %d)",
-			percent(ba), percent(bb), a.Plan.PP, b.Plan.PP, a.MicroBatches, b.MicroBatches, a.Plan.VPP, b.Plan.VPP))
-	}
-	if ea, eb := extraFLOPs(pa), extraFLOPs(pb); ea != eb {
-		out = append(out, fmt.Sprintf("recompute %s vs %s: hardware FLOPs %s vs %s above the model's (HFU %s vs %s)",
-			a.Plan.Recompute, b.Plan.Recompute, percent(ea), percent(eb), percent(pa.HFU), percent(pb.HFU)))
-	}
-	if pa.ExposedComm != pb.ExposedComm || pa.ExposedTier != pb.ExposedTier {
-		out = append(out, fmt.Sprintf("exposed communication %s vs %s", exposed(pa), exposed(pb)))
-	}
+	out = append(out, stepDifferences(a, b)...)
 	if a.Headroom != b.Headroom && pa.TokensPerSecond != pb.TokensPerSecond {
 		out = append(out, fmt.Sprintf("peak memory %v vs %v per GPU (headroom %v vs %v)", a.Peak, b.Peak, a.Headroom, b.Headroom))
 	}
@@ -50,19 +44,90 @@ func Why(a, b Ranked) []string {
 	return out
 }
 
-// Bubble is the idle share of a pipeline's compute: (pp-1)/m for 1F1B
-// and GPipe, divided by the virtual stages when interleaved (Narayanan et
-// al. 2021, sec. 2.2).
-func Bubble(p costmodel.Plan) float64 {
-	m := p.MicroBatches()
-	if p.PP == 1 || m == 0 {
+// stepParts are the parts of costmodel.StepTime that add up to the step.
+var stepParts = []struct {
+	name string
+	of   func(*costmodel.StepTime) hardware.Seconds
+}{
+	{"compute", func(s *costmodel.StepTime) hardware.Seconds { return s.Compute }},
+	{"recompute", func(s *costmodel.StepTime) hardware.Seconds { return s.Recompute }},
+	{"pipeline bubble", func(s *costmodel.StepTime) hardware.Seconds { return s.Bubble }},
+	{"exposed tp communication", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedTP }},
+	{"exposed cp communication", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedCP }},
+	{"exposed pp communication", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedPP }},
+	{"exposed dp gradient reduction", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPGrads }},
+	{"exposed dp weight gathers", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPParams }},
+	{"optimizer step", func(s *costmodel.StepTime) hardware.Seconds { return s.Optimizer }},
+}
+
+// minGapShare and minStepShare bound the differences of step parts that
+// stepDifferences names: at least a tenth of the difference of the two
+// steps, and at least 0.01% of the longer step. Smaller ones explain
+// little of the ranking and would crowd the explanation.
+const (
+	minGapShare  = 0.1
+	minStepShare = 1e-4
+)
+
+// stepDifferences lists the parts of the two breakdowns whose difference
+// is large enough to explain the ranking (minGapShare, minStepShare; the
+// one that differs most in any case), largest difference first, each with
+// its share of its own step and what drives it.
+func stepDifferences(a, b Ranked) []string {
+	sa, sb := &a.Performance.Breakdown, &b.Performance.Breakdown
+	type diff struct {
+		i    int
+		d    hardware.Seconds
+		x, y hardware.Seconds
+	}
+	var ds []diff
+	for i, p := range stepParts {
+		x, y := p.of(sa), p.of(sb)
+		if x != y {
+			ds = append(ds, diff{i, abs(x - y), x, y})
+		}
+	}
+	slices.SortStableFunc(ds, func(p, q diff) int { return cmp.Compare(q.d, p.d) })
+	least := max(minGapShare*float64(abs(sa.Total-sb.Total)), minStepShare*float64(max(sa.Total, sb.Total)))
+	var out []string
+	for k, d := range ds {
+		if k > 0 && float64(d.d) < least {
+			break
+		}
+		line := fmt.Sprintf("%s %v vs %v (%s vs %s of the step)", stepParts[d.i].name, d.x, d.y,
+			percent(share(d.x, sa.Total)), percent(share(d.y, sb.Total)))
+		out = append(out, line+partContext(stepParts[d.i].name, a, b))
+	}
+	return out
+}
+
+// partContext says what drives a step part in the two plans.
+func partContext(name string, a, b Ranked) string {
+	switch name {
+	case "pipeline bubble":
+		return fmt.Sprintf(": pp %d vs %d, %d vs %d micro-batches, vpp %d vs %d", a.Plan.PP, b.Plan.PP,
+			a.MicroBatches, b.MicroBatches, a.Plan.VPP, b.Plan.VPP)
+	case "recompute":
+		return fmt.Sprintf(": %s vs %s, hardware FLOPs %s vs %s above the model's", a.Plan.Recompute, b.Plan.Recompute,
+			percent(extraFLOPs(a.Performance)), percent(extraFLOPs(b.Performance)))
+	case "compute":
+		return fmt.Sprintf(": the slowest stage, %d vs %d micro-batches", a.MicroBatches, b.MicroBatches)
+	}
+	return ""
+}
+
+func share(x, total hardware.Seconds) float64 {
+	if total == 0 {
 		return 0
 	}
-	b := float64(p.PP-1) / float64(m)
-	if p.Interleaved() {
-		b /= float64(p.VPP)
+	return float64(x / total)
+}
+
+func abs(s hardware.Seconds) hardware.Seconds {
+	if s < 0 {
+		return -s
 	}
-	return b
+	return s
 }
 
 // extraFLOPs is the share of hardware FLOPs above the model's: the
@@ -72,14 +137,6 @@ func extraFLOPs(p costmodel.Performance) float64 {
 		return 0
 	}
 	return p.HFU/p.MFU - 1
-}
-
-// exposed formats exposed communication with its tier, "0 s" when none.
-func exposed(p costmodel.Performance) string {
-	if p.ExposedComm == 0 {
-		return "0 s"
-	}
-	return fmt.Sprintf("%v on %s", p.ExposedComm, p.ExposedTier)
 }
 
 // planDiff lists the layout fields in which a and b differ, "pp 1 vs 2,

@@ -21,8 +21,10 @@ type searcher struct {
 	r       *Result
 }
 
-// count searches one GPU count with the given number of workers.
-func (s *searcher) count(n, workers int) (*countSearch, outcome, error) {
+// count searches one GPU count with the given number of workers for its
+// k best plans; whole says that one worker searches it as part of the
+// frontier, where every count is searched alike whatever the workers.
+func (s *searcher) count(n, workers, k int, whole bool) (*countSearch, outcome, error) {
 	c, err := clusterFor(s.g, n, s.perNode)
 	if err != nil {
 		return nil, outcome{}, err
@@ -31,7 +33,8 @@ func (s *searcher) count(n, workers int) (*countSearch, outcome, error) {
 	if err != nil {
 		return nil, outcome{}, err
 	}
-	return cs, cs.run(workers, s.o.Top, 0), nil
+	cs.exhaustive, cs.whole = s.o.exhaustive, whole
+	return cs, cs.run(workers, k, 0), nil
 }
 
 // searched records a count's search in the result.
@@ -46,7 +49,7 @@ func (s *searcher) searched(n int, out outcome) {
 
 // exact is the Throughput objective: the best plans on n GPUs.
 func (s *searcher) exact(n int) error {
-	cs, out, err := s.count(n, s.o.Workers)
+	cs, out, err := s.count(n, s.o.Workers, s.o.Top, false)
 	if err != nil {
 		return err
 	}
@@ -61,11 +64,9 @@ func (s *searcher) exact(n int) error {
 }
 
 // fewest is the FewestGPUs objective: counts from the smallest that can
-// hold the model states up to MaxGPUs, stopping at the first count where
-// a plan fits (each count searched by all workers), or, for the
-// frontier, searching every count (the workers taking whole counts) and
-// keeping each count whose best plan is faster than every smaller
-// count's.
+// hold the model states up to MaxGPUs, each searched by all workers,
+// stopping at the first count where a plan fits; for the frontier, the
+// counts above it follow (frontier).
 func (s *searcher) fewest() error {
 	s.r.MinGPUs = s.minGPUs()
 	counts := slices.Collect(s.counts())
@@ -73,26 +74,30 @@ func (s *searcher) fewest() error {
 		s.r.Notes = append(s.r.Notes, fmt.Sprintf("no GPU count up to %d can hold the model states: at least %d GPUs are needed", s.o.MaxGPUs, s.r.MinGPUs))
 		return nil
 	}
-	if s.o.Frontier {
-		return s.frontier(counts)
-	}
-	for _, n := range counts {
-		cs, out, err := s.count(n, s.o.Workers)
+	for i, n := range counts {
+		cs, out, err := s.count(n, s.o.Workers, s.o.Top, false)
 		if err != nil {
 			return err
 		}
 		s.searched(n, out)
-		if len(out.top.items) > 0 {
-			s.r.GPUs, s.r.Plans, s.r.Cluster = n, out.top.items, cs.e.Cluster()
-			return nil
+		if len(out.top.items) == 0 {
+			continue
 		}
+		s.r.GPUs, s.r.Plans, s.r.Cluster = n, out.top.items, cs.e.Cluster()
+		if s.o.Frontier {
+			s.r.Frontier = []Ranked{out.top.items[0]}
+			return s.frontier(counts[i+1:])
+		}
+		return nil
 	}
 	return s.missesAt(counts[len(counts)-1])
 }
 
-// frontier searches every count, spread over the workers one count at a
-// time, and merges in count order, so the result does not depend on the
-// number of workers.
+// frontier searches the counts above the fewest, spread over the
+// workers one count at a time, each for its best plan only (the frontier
+// keeps no other), and merges in count order, keeping each count whose
+// best plan is faster than every smaller count's; the result does not
+// depend on the number of workers.
 func (s *searcher) frontier(counts []int) error {
 	outs := make([]outcome, len(counts))
 	errs := make([]error, len(counts))
@@ -100,7 +105,7 @@ func (s *searcher) frontier(counts []int) error {
 	for w := range min(s.o.Workers, len(counts)) {
 		wg.Go(func() {
 			for i := w; i < len(counts); i += s.o.Workers {
-				_, outs[i], errs[i] = s.count(counts[i], 1)
+				_, outs[i], errs[i] = s.count(counts[i], 1, 1, true)
 			}
 		})
 	}
@@ -111,22 +116,11 @@ func (s *searcher) frontier(counts []int) error {
 		}
 		s.searched(n, outs[i])
 		top := outs[i].top.items
-		if len(top) == 0 {
-			continue
-		}
-		if s.r.GPUs == 0 {
-			s.r.GPUs, s.r.Plans = n, top
-		}
-		if f := s.r.Frontier; len(f) == 0 || top[0].Performance.TokensPerSecond > f[len(f)-1].Performance.TokensPerSecond {
+		if f := s.r.Frontier; len(top) > 0 && top[0].Performance.TokensPerSecond > f[len(f)-1].Performance.TokensPerSecond {
 			s.r.Frontier = append(s.r.Frontier, top[0])
 		}
 	}
-	if s.r.GPUs != 0 {
-		c, err := clusterFor(s.g, s.r.GPUs, s.perNode)
-		s.r.Cluster = c
-		return err
-	}
-	return s.missesAt(counts[len(counts)-1])
+	return nil
 }
 
 // missesAt finds the nearest misses on n GPUs, the largest count tried.

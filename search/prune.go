@@ -17,37 +17,45 @@ func divides(gpus, tp, cp, pp int) bool {
 const noReason Reason = -1
 
 // layerSplit returns the first and last stages' layers for pp stages of
-// vpp chunks whose middle stages hold extra layers beyond the balanced
-// share and whose first stage then hands shift layers to the last (a
+// vpp chunks whose middle chunks hold extra layers beyond the balanced
+// share and whose first end chunk then hands shift layers to the last (a
 // negative shift hands them the other way), in the form Plan.Normalize
 // keeps (0, 0 for an even split), or the reason there is no such split.
 //
-// The middle stages hold mid = ceil(layers/pp) + extra layers; the first
-// and last share the rest, the first taking the smaller half since it
-// holds the most micro-batches in flight under 1F1B. extra 0 and shift 0
-// is the split Normalize makes by itself (balanceLayers); Llama 3 405B's
-// 126 layers on 16 stages give 7 to each end stage and 8 to the others
-// (Dubey et al. 2024, sec. 3.3.2). The shift lightens the first stage
-// further at the last's expense (with pp 2 it is the only way to split
-// unevenly). Interleaving needs equal chunks (Megatron-LM), so vpp > 1
-// takes only the even split.
+// Every chunk but the two end ones (model chunks 0 and pp*vpp-1) holds
+// c = ceil(layers/(pp*vpp)) + extra layers; the end chunks share the
+// rest, the first taking the smaller half since it carries the embedding
+// and, under 1F1B, the most micro-batches in flight. The first and last
+// stages hold their end chunk and vpp-1 middle chunks (costmodel's
+// split.go). extra 0 and shift 0 is the split Normalize makes by itself;
+// Llama 3 405B's 126 layers on 16 stages give 7 to each end stage and 8 to
+// the others at every vpp (Dubey et al. 2024, sec. 3.3.2): end chunks of
+// 7 (vpp 1), 3 (vpp 2), 1 (vpp 4) or none (vpp 8, the embedding and the
+// output alone). The shift lightens the first stage further at the
+// last's expense (with pp 2 it is the only way to split unevenly). End
+// chunks may be empty only when interleaved: a stage keeps a layer.
 func layerSplit(layers, pp, vpp, extra, shift int) (first, last int, r Reason) {
 	switch {
-	case pp > layers, vpp > 1 && (pp == 1 || extra > 0 || shift != 0 || layers%(pp*vpp) != 0):
+	case pp > layers, vpp > 1 && pp == 1:
 		return 0, 0, RejectSplit
 	case pp == 1 && shift != 0, extra > 0 && pp <= 2:
-		// One stage has no split; two have no middle stage to grow.
+		// One stage has no split; two have no middle chunk to grow
+		// (costmodel takes the balanced chunk there).
 		return 0, 0, RejectDuplicate
-	case pp == 1, extra == 0 && shift == 0 && layers%pp == 0:
+	case pp == 1, extra == 0 && shift == 0 && layers%(pp*vpp) == 0:
 		return 0, 0, noReason
 	}
-	mid := (layers+pp-1)/pp + extra
-	rest := layers - mid*(pp-2)
-	first, last = rest/2-shift, rest-rest/2+shift
-	if rest < 2 || first < 1 || last < 1 {
+	c := (layers+pp*vpp-1)/(pp*vpp) + extra
+	rest := layers - c*(pp*vpp-2)
+	head, tail := rest/2-shift, rest-rest/2+shift
+	least := 0
+	if vpp == 1 {
+		least = 1
+	}
+	if rest < 0 || head < least || tail < least {
 		return 0, 0, RejectSplit
 	}
-	return first, last, noReason
+	return head + (vpp-1)*c, tail + (vpp-1)*c, noReason
 }
 
 // seqParallel returns the sequence parallelism of SP-axis value i (on)

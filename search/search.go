@@ -77,6 +77,9 @@ type Options struct {
 	// Workers is the number of goroutines (GOMAXPROCS when 0). The
 	// result does not depend on it.
 	Workers int
+	// exhaustive computes the speed of every plan that fits, without the
+	// speed bound (tests compare the two).
+	exhaustive bool
 }
 
 func (o Options) withDefaults() Options {

@@ -39,14 +39,14 @@ func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restr
 		fits = append(fits, Ranked{Plan: p, GPUs: gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
 			Peak: peak.Total, Headroom: e.Budget() - peak.Total, Performance: e.Performance(p)})
 	}
-	// An uneven split (vpp 1) whose balanced twin fits with a peak no
+	// An uneven split whose balanced twin (same vpp) fits with a peak no
 	// higher and a speed no lower is dominated.
 	balanced := func(p costmodel.Plan) bool {
-		f, l, _ := layerSplit(m.Layers, p.PP, 1, 0, 0)
-		return p.VPP == 1 && p.FirstStageLayers == f && p.LastStageLayers == l
+		f, l, _ := layerSplit(m.Layers, p.PP, p.VPP, 0, 0)
+		return p.FirstStageLayers == f && p.LastStageLayers == l
 	}
 	twin := func(p costmodel.Plan) costmodel.Plan {
-		p.FirstStageLayers, p.LastStageLayers, _ = layerSplit(m.Layers, p.PP, 1, 0, 0)
+		p.FirstStageLayers, p.LastStageLayers, _ = layerSplit(m.Layers, p.PP, p.VPP, 0, 0)
 		return p
 	}
 	even := map[costmodel.Plan]Ranked{}
@@ -57,7 +57,7 @@ func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restr
 	}
 	var all []Ranked
 	for _, r := range fits {
-		if b, ok := even[twin(r.Plan)]; ok && r.Plan.VPP == 1 && !balanced(r.Plan) &&
+		if b, ok := even[twin(r.Plan)]; ok && !balanced(r.Plan) &&
 			r.Peak >= b.Peak && r.Performance.TokensPerSecond <= b.Performance.TokensPerSecond {
 			counts.reject(RejectDominated, 1)
 			continue
@@ -93,10 +93,20 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	for _, c := range cases {
 		m := model(t, c.model)
 		want, fits, counts := bruteForceCounts(t, m, c.job, c.gpus, c.restrict, 10)
+		var first Counts
 		for _, workers := range []int{1, 2, 3} {
 			r := search(t, m, Options{Job: c.job, GPUs: c.gpus, Space: c.restrict, Workers: workers})
-			if r.Counts.Fit != fits {
-				t.Errorf("%s on %d, %d workers: %d plans fit, brute force %d", c.model, c.gpus, workers, r.Counts.Fit, fits)
+			if workers == 1 {
+				first = r.Counts
+			} else if r.Counts != first {
+				t.Errorf("%s on %d: counts with %d workers %+v, with one %+v", c.model, c.gpus, workers, r.Counts, first)
+			}
+			// The speed bound leaves some plans that fit unranked
+			// (TestSpeedBoundRanksAlike counts them); none is ranked that
+			// the brute force does not rank.
+			rc := r.Counts.Rejected
+			if r.Counts.Fit > fits || r.Counts.Fit < len(want) {
+				t.Errorf("%s on %d, %d workers: %d plans ranked, brute force %d fit", c.model, c.gpus, workers, r.Counts.Fit, fits)
 			}
 			if !slices.Equal(r.Plans, want) {
 				t.Errorf("%s on %d, %d workers: ranking differs from brute force:\n got %v\nwant %v", c.model, c.gpus, workers, planStrings(r.Plans), planStrings(want))
@@ -106,13 +116,12 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 			}
 			// The structural reasons are the iterator's; what it yields
 			// either fits or is over the budget, by bound or in full.
-			rc := r.Counts.Rejected
-			for _, reason := range []Reason{RejectLayout, RejectSplit, RejectDuplicate, RejectSequence, RejectBatch, RejectDominated} {
+			for _, reason := range []Reason{RejectLayout, RejectSplit, RejectDuplicate, RejectSequence, RejectBatch} {
 				if rc[reason] != counts.Rejected[reason] {
 					t.Errorf("%s: %d rejected for %s, the iterator %d", c.model, rc[reason], reason.Key(), counts.Rejected[reason])
 				}
 			}
-			if got := r.Counts.Fit + rc[RejectStates] + rc[RejectMemory] + rc[RejectDominated]; got != counts.Evaluated {
+			if got := r.Counts.Fit + rc[RejectStates] + rc[RejectMemory] + rc[RejectDominated] + rc[RejectSlower]; got != counts.Evaluated {
 				t.Errorf("%s: %d fit or over the budget, the iterator yields %d", c.model, got, counts.Evaluated)
 			}
 		}
@@ -170,9 +179,19 @@ func TestFewestGPUsIsMinimal(t *testing.T) {
 }
 
 // TestFrontier: counts and throughput both increase along the frontier,
-// which starts at the fewest GPUs.
+// which starts at the fewest GPUs, whose ranking is the one a search of
+// that count alone gives; each point is the best plan of its count.
 func TestFrontier(t *testing.T) {
-	r := search(t, model(t, "llama3-405b"), Options{Job: pretraining, Objective: FewestGPUs, Frontier: true, MaxGPUs: 2048})
+	m := model(t, "llama3-405b")
+	r := search(t, m, Options{Job: pretraining, Objective: FewestGPUs, Frontier: true, MaxGPUs: 2048, Top: 3})
+	if at := search(t, m, Options{Job: pretraining, GPUs: r.GPUs, Top: 3}); !slices.Equal(r.Plans, at.Plans) {
+		t.Errorf("frontier's plans on %d GPUs %v, a search of that count %v", r.GPUs, planStrings(r.Plans), planStrings(at.Plans))
+	}
+	for _, p := range r.Frontier[1:3] {
+		if at := search(t, m, Options{Job: pretraining, GPUs: p.GPUs, Top: 1}); len(at.Plans) == 0 || at.Plans[0].PlanString != p.PlanString {
+			t.Errorf("frontier point %s on %d GPUs is not the best of its count", p.PlanString, p.GPUs)
+		}
+	}
 	f := r.Frontier
 	if len(f) < 3 || f[0].GPUs != r.GPUs {
 		t.Fatalf("frontier of %d points from %d GPUs; fewest %d", len(f), f[0].GPUs, r.GPUs)
@@ -220,7 +239,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{Job: pretraining, GPUs: 128, Space: Space{CP: []int{3}}}, "cp=3 does not split seq=8192"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{3}}}, "mbs=3 does not divide the global batch of 2048"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MicroBatch: []int{}}}, "the mbs axis is empty"},
-		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{5}}}, "vpp=5 does not divide the 126 layers"},
+		{Options{Job: pretraining, GPUs: 128, Space: Space{VPP: []int{70}}}, "vpp=70 leaves no pp a split of the 126 layers"},
 		{Options{Job: Job{Seq: 4096, GlobalBatch: 64, Schedule: costmodel.GPipe}, GPUs: 128, Space: Space{VPP: []int{1, 2}}}, "vpp=2 needs the interleaved 1F1B schedule"},
 		{Options{Job: pretraining, GPUs: 128, Space: Space{MidExtra: []int{0, 83}}}, "mid-extra=83 leaves no layer for the first or last stage at any pp (at most 82"},
 		{Options{Job: Job{Seq: 0, GlobalBatch: 8}, GPUs: 128}, "seq=0"},
@@ -251,4 +270,49 @@ func TestTPBeyondNode(t *testing.T) {
 	if len(r.Plans) == 0 || r.Plans[0].Plan.TP < 16 {
 		t.Fatalf("--tp 16,32: %v", planStrings(r.Plans))
 	}
+}
+
+// TestSpeedBoundRanksAlike: skipping plans whose speed bound cannot reach
+// the ranking changes no result: the ranked plans, the frontier and the
+// explanation are those of evaluating every candidate, and the plans it
+// skips are among those the full evaluation leaves unranked (over the
+// budget, dominated, or below the top). It does skip some.
+func TestSpeedBoundRanksAlike(t *testing.T) {
+	cases := []struct {
+		model string
+		o     Options
+	}{
+		{"llama3-405b", Options{Job: pretraining, GPUs: 128}},
+		{"llama3-405b", Options{Job: pretraining, GPUs: 16384, Top: 3}},
+		{"llama3-405b", Options{Job: pretraining, Objective: FewestGPUs, Frontier: true, MaxGPUs: 1024, Top: 2}},
+		{"llama3-70b", Options{Job: Job{Seq: 8192, GlobalBatch: 512}, GPUs: 64}},
+		{"deepseek-v3", Options{Job: Job{Seq: 4096, GlobalBatch: 1024}, GPUs: 512, Space: Space{MicroBatch: []int{1, 2}}}},
+		{"mixtral-8x7b", Options{Job: Job{Seq: 4096, GlobalBatch: 256, Schedule: costmodel.GPipe}, GPUs: 32, Top: 1}},
+	}
+	skipped := 0
+	for _, c := range cases {
+		m := model(t, c.model)
+		full := c.o
+		full.exhaustive = true
+		a, b := search(t, m, c.o), search(t, m, full)
+		if !slices.Equal(a.Plans, b.Plans) || !slices.Equal(a.Frontier, b.Frontier) || !slices.Equal(a.Why, b.Why) {
+			t.Errorf("%s %+v: with the bound %v, without %v", c.model, c.o, planStrings(a.Plans), planStrings(b.Plans))
+		}
+		ra, rb := a.Counts.Rejected, b.Counts.Rejected
+		reached := func(c Counts) int {
+			return c.Fit + c.Rejected[RejectDominated] + c.Rejected[RejectSlower] + c.Rejected[RejectMemory]
+		}
+		same := rb[RejectSlower] == 0 && a.Counts.Considered == b.Counts.Considered && reached(a.Counts) == reached(b.Counts)
+		for _, r := range []Reason{RejectLayout, RejectSplit, RejectDuplicate, RejectSequence, RejectBatch, RejectStates} {
+			same = same && ra[r] == rb[r]
+		}
+		if !same || a.Counts.Fit > b.Counts.Fit || a.Counts.Evaluated > b.Counts.Evaluated {
+			t.Errorf("%s: counts with the bound %+v, without %+v", c.model, a.Counts, b.Counts)
+		}
+		skipped += ra[RejectSlower]
+	}
+	if skipped == 0 {
+		t.Error("the bound skipped nothing")
+	}
+	t.Logf("%d plans skipped by the speed bound", skipped)
 }

@@ -35,17 +35,19 @@ func (j Job) base() costmodel.Plan {
 // pins it.
 type Space struct {
 	TP, PP, VPP, CP []int
-	// MidExtra is the layers each middle pipeline stage holds beyond the
-	// balanced share ceil(layers/pp), taken from the first and last
-	// stages, which carry the embedding, the output layer and (the first)
-	// the most micro-batches in flight. 0 is the even split, or the
-	// balanced one Plan.Normalize makes when the layers do not divide
-	// (Llama 3 405B: 126 layers on 16 stages, 7 on the end stages).
+	// MidExtra is the layers each middle model chunk holds beyond the
+	// balanced share ceil(layers/(pp*vpp)) (without interleaving: each
+	// middle stage beyond ceil(layers/pp)), taken from the end chunks of
+	// the first and last stages, which carry the embedding, the output
+	// layer and (the first) the most micro-batches in flight. 0 is the
+	// even split, or the balanced one Plan.Normalize makes when the
+	// layers do not divide (Llama 3 405B: 126 layers on 16 stages, 7 on
+	// the end stages).
 	MidExtra []int
-	// EndShift is the layers the first stage then hands to the last
-	// (negative: the last to the first). The first stage holds the most
-	// micro-batches in flight under 1F1B and the last the logits; with
-	// pp 2 this is the only uneven split.
+	// EndShift is the layers the first stage's end chunk then hands to
+	// the last stage's (negative: the other way). The first stage holds
+	// the most micro-batches in flight under 1F1B and the last the
+	// logits; with pp 2 this is the only uneven split.
 	EndShift   []int
 	ZeRO       []int
 	Recompute  []costmodel.Recompute
@@ -56,11 +58,13 @@ type Space struct {
 // Default axis values that are choices rather than consequences of the
 // model and the cluster.
 var (
-	// defaultVPP: up to four model chunks per rank. Megatron-LM's
+	// defaultVPP: up to four model chunks per rank, and 6 and 8. Megatron-LM's
 	// interleaved schedule divides the bubble by the chunks and multiplies
 	// the pipeline's point-to-point traffic by them (Narayanan et al.
-	// 2021, sec. 2.2.2).
-	defaultVPP = []int{1, 2, 3, 4}
+	// 2021, sec. 2.2.2); Llama 3 405B ran one-layer chunks, 8 per stage of
+	// its pp 16 (Dubey et al. 2024, sec. 3.3.2: the first chunk held only
+	// the embedding once one layer left the first stage).
+	defaultVPP = []int{1, 2, 3, 4, 6, 8}
 	// defaultMidExtra: the balanced split and up to two more layers per
 	// middle stage.
 	defaultMidExtra = []int{0, 1, 2}
@@ -189,8 +193,9 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		if v > 1 && job.Schedule != costmodel.OneFOneB {
 			return fmt.Errorf("search: vpp=%d needs the interleaved 1F1B schedule; the job runs %s", v, job.Schedule)
 		}
-		if m.Layers%v != 0 {
-			return fmt.Errorf("search: vpp=%d does not divide the %d layers of %s, so no pp gives equal model chunks (interleaving needs them)", v, m.Layers, m.Name)
+		if !vppSplits(m.Layers, v) {
+			return fmt.Errorf("search: vpp=%d leaves no pp a split of the %d layers of %s into pp x %d chunks (every chunk but the two end ones needs a layer)",
+				v, m.Layers, m.Name, v)
 		}
 	}
 	// Three stages leave the most room for lighter end stages.
@@ -209,6 +214,18 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		}
 	}
 	return s.checkNonEmpty()
+}
+
+// vppSplits reports whether some pipeline depth splits the layers into
+// vpp chunks per stage. The balanced split is the one most likely to:
+// more layers per middle chunk or a shift only shrink an end chunk.
+func vppSplits(layers, vpp int) bool {
+	for pp := 1; pp <= layers; pp++ {
+		if _, _, r := layerSplit(layers, pp, vpp, 0, 0); r == noReason {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateFor additionally rejects tp, pp and cp values that cannot

@@ -156,9 +156,11 @@
 //	$ planner search --model llama3-405b --max-gpus 512 --top 3
 //
 // Meta's layout on 16,384 H100s (tp 8, pp 16, cp 1, so dp 128), with the
-// ZeRO stage and recompute left to the search:
+// interleaving, ZeRO stage and recompute left to the search, under the
+// asynchronous pipeline sends and the memory budget Meta's run implies
+// (no activation checkpointing; Dubey et al. 2024, sec. 3.3.2):
 //
-//	$ planner search --model llama3-405b --gpus 16384 --tp 8 --pp 16 --cp 1 --mbs 1 --top 5
+//	$ planner search --model llama3-405b --gpus 16384 --tp 8 --pp 16 --cp 1 --mbs 1 --overlap-p2p --hbm-fraction 0.95 --top 5
 //
 // When nothing fits, the nearest misses, by how much they are over, and
 // what would close the gap:

@@ -52,7 +52,12 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		if p.Interleaved() {
 			v = p.VPP
 		}
-		line("pipeline bubble", b.Bubble, fmt.Sprintf("about (pp-1)/(m v) = %d/(%d x %d) of the busy time", p.PP-1, b.MicroBatches, v))
+		note := fmt.Sprintf("about (pp-1)/(m v) = %d/(%d x %d) of the busy time", p.PP-1, b.MicroBatches, v)
+		if v > 1 && b.MicroBatches < p.PP {
+			note = fmt.Sprintf("about ((pp-1) + (v-1)(pp-m))/(m v) = (%d + %d x %d)/(%d x %d): fewer micro-batches than stages",
+				p.PP-1, v-1, p.PP-b.MicroBatches, b.MicroBatches, v)
+		}
+		line("pipeline bubble", b.Bubble, note)
 	}
 	for _, c := range []struct {
 		kind string

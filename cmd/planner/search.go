@@ -22,6 +22,7 @@ type searchFlags struct {
 	model                         string
 	cluster                       clusterFlags
 	assume                        assumptionFlags
+	perf                          perfFlags
 	seq, gbs, gbsTokens           int
 	precision, optimizer, attn    string
 	schedule                      string
@@ -42,6 +43,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.Lookup("gpus").Usage = "search exactly this many GPUs (default: find the fewest)"
 	fs.Lookup("nodes").Usage = "search exactly this many nodes (alternative to --gpus)"
 	f.assume.register(fs)
+	f.perf.register(fs)
 	fs.IntVar(&f.seq, "seq", 8192, "sequence length, tokens")
 	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: 16,777,216 tokens, Llama 3's batch)")
 	fs.IntVar(&f.gbsTokens, "gbs-tokens", 0, "global batch in tokens, a multiple of --seq (alternative to --gbs)")
@@ -59,7 +61,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 		what string
 	}{{&f.tp, "tp", "tensor-parallel degrees (default: those that split the heads, up to the NVLink domain; list larger ones to go beyond)"},
 		{&f.pp, "pp", "pipeline-parallel degrees (default: every divisor of the GPU count up to the layers)"},
-		{&f.vpp, "vpp", "virtual pipeline stages per rank (default: 1,2,3,4)"},
+		{&f.vpp, "vpp", "virtual pipeline stages per rank (default: 1,2,3,4,6,8)"},
 		{&f.cp, "cp", "context-parallel degrees (default: 1 and powers of two leaving at least 4,096 tokens per rank)"},
 		{&f.extra, "mid-extra", "layers each middle pipeline stage holds beyond the balanced split, taken from the first and last stages (default: 0,1,2)"},
 		{&f.shift, "end-shift", "layers the first pipeline stage then hands to the last; negative the other way (default: 0,1,2)"},
@@ -88,6 +90,9 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	}
 	a, err := f.assume.resolve()
 	if err != nil {
+		return err
+	}
+	if a, err = f.perf.apply(a); err != nil {
 		return err
 	}
 	o, err := f.options()

@@ -45,6 +45,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 		fmt.Fprintf(w, "  %12s  %s\n", thousands(r.Counts.Rejected[rs]), rs)
 	}
 	writeAssumptions(w, r.Assumptions)
+	writeStepAssumptions(w, r.Assumptions, r.Cluster.GPU)
 	writeNotes(w, r.Notes)
 }
 

@@ -29,7 +29,7 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"--gpus", "128", "--vpp", "0"}, "vpp=0 is not in [1, 126]"},
 		{[]string{"--gpus", "128", "--mid-extra", "-1"}, "mid-extra=-1 is not in [0, 126]"},
 		{[]string{"--gpus", "128", "--end-shift", "200"}, "end-shift=200 is not in [-125, 125]"},
-		{[]string{"--gpus", "128", "--vpp", "5"}, "vpp=5 does not divide the 126 layers"},
+		{[]string{"--gpus", "128", "--vpp", "70"}, "vpp=70 leaves no pp a split of the 126 layers"},
 		{[]string{"--gpus", "128", "--recompute", "some"}, `unknown recompute "some"`},
 		{[]string{"--gpus", "128", "--sp", "maybe"}, `"maybe" is not on or off`},
 		{[]string{"--gpus", "12"}, "not a whole number of 8-GPU nodes"},

@@ -83,7 +83,7 @@ func TestEveryRowAccountedFor(t *testing.T) {
 		reasons[s.Row.ID()] = s.Reason
 	}
 	for id, want := range map[string]string{
-		"r0087": "expert parallelism", "r0165": "LoRA", "r0060": "virtual pipeline stages",
+		"r0087": "expert parallelism", "r0165": "LoRA",
 		"r0066": "tensor-parallel degree", "r0150": "architecture not stated", "r0145": "feasibility",
 	} {
 		if !strings.Contains(reasons[id], want) {
@@ -133,6 +133,44 @@ func TestFLOPConventions(t *testing.T) {
 	if math.Abs(step/3.53-1) > 0.005 {
 		t.Errorf("eq. 3 step %.3f s, want 3.53 s", step)
 	}
+	// PaLM's count for Llama 3.1 405B at 8,192 tokens: 6 x (405,853,388,800
+	// - 128,256 x 16,384 embedding) + 12 x 126 x 128 x 128 x 8,192 =
+	// 2,422,512,254,976 + 202,937,204,736.
+	m405, _ := costmodel.LookupModel("llama3-405b")
+	if got := palmFLOPsPerToken(m405, 8192); got != 2625449459712 {
+		t.Errorf("PaLM FLOPs/token %.13g, want 2625449459712", got)
+	}
+}
+
+// TestLlama3Rows: Meta's three Llama 3 405B rows (Dubey et al. 2024,
+// Table 4) are modeled with the layout the table states, one-layer
+// interleaved chunks (v 8 with 7 layers on the end stages), ZeRO-2,
+// asynchronous pipeline sends and no recompute, and compared on the
+// tokens/s their TFLOP/s give under PaLM's count. The 8,192-token rows
+// are within 2% (+0.5%, +1.6%); the 131,072-token row is 31% optimistic:
+// 57% of its PaLM FLOPs are attention counted without the causal halving,
+// so the row measures attention speed above all, where the model runs
+// FlashAttention at the cited 50% of peak and hides the context-parallel
+// exchange, while Meta's all-gather context parallelism exposes it ("the
+// all-gather communication latency is exposed in the critical path",
+// sec. 3.3.2) and applies document masks.
+func TestLlama3Rows(t *testing.T) {
+	errs := map[string]float64{}
+	for _, r := range comparison(t).Results {
+		if r.Row.Source() == "llama3_paper_table4" {
+			errs[r.Row.ID()] = r.Err
+			if got := r.Plan.String(); !strings.HasPrefix(got, "tp8-pp16v8[7,7]-cp") || r.Plan.ZeRO != 2 || r.Plan.Recompute != costmodel.NoRecompute {
+				t.Errorf("%s: plan %s", r.Row.ID(), got)
+			}
+		}
+	}
+	for id, limit := range map[string]float64{"r0060": 0.03, "r0061": 0.03, "r0062": 0.35} {
+		e, ok := errs[id]
+		if !ok || math.Abs(e) > limit {
+			t.Errorf("%s: error %+.1f%% (compared %v), limit %.0f%%", id, 100*e, ok, 100*limit)
+		}
+		t.Logf("%s: %+.1f%%", id, 100*e)
+	}
 }
 
 // TestTargets: each row is compared in the metric it publishes, and a
@@ -146,6 +184,7 @@ func TestTargets(t *testing.T) {
 	for id, want := range map[string]string{
 		"r0023": "step_time_s", "r0001": "derived_step_time_s", "r0137": "tokens_per_s_per_gpu",
 		"r0049": "Megatron-LM's model FLOPs", "r0065": "Narayanan eq. 3", "r0032": "layer_fwd_ms",
+		"r0061": "PaLM's 6N + 12LHQT",
 	} {
 		if !strings.Contains(from[id], want) {
 			t.Errorf("%s compared on %q, want %q", id, from[id], want)

@@ -155,10 +155,20 @@ func (c *Case) plan() error {
 
 // virtualStages reads the interleaving. A source that names the
 // interleaved schedule without its count gets the smallest count above
-// one that divides the layers per stage.
+// one that divides the layers per stage; Llama 3's modified schedule
+// gets one-layer chunks, ceil(layers/pp) per stage: Meta removes "one
+// Transformer layer each from the first and the last stages", after
+// which "the first model chunk on the first stage has only the
+// embedding" (Dubey et al. 2024, sec. 3.3.2), so a chunk held one layer
+// (126 layers on pp 16: 128 chunk slots, v 8).
 func (c *Case) virtualStages(p *costmodel.Plan) {
 	s := c.Row.Get("pp_schedule")
 	if p.VPP > 1 || p.PP == 1 || !has(s, "interleaved") {
+		return
+	}
+	if has(s, "modified interleaved") {
+		p.VPP = (c.Model.Layers + p.PP - 1) / p.PP
+		assume(&c.Assumed, "vpp=%d (one-layer chunks: the first chunk holds only the embedding)", p.VPP)
 		return
 	}
 	per := c.Model.Layers / p.PP
@@ -213,6 +223,9 @@ func (c *Case) sequenceParallel(p *costmodel.Plan) {
 		// Megatron-Core's TP overlap requires sequence parallelism.
 		p.SP = true
 		assume(&c.Assumed, "sp (implied by tp-comm-overlap)")
+	case (s == "" || has(s, "not stated")) && p.TP > 1 && c.fw.sp:
+		p.SP = true
+		assume(&c.Assumed, "sp (tensor parallelism after Korthikanti et al.)")
 	}
 }
 
@@ -273,6 +286,8 @@ func rowTarget(r Row, m *costmodel.Model, seq int) (Target, error) {
 		perToken, conv = megatronFLOPsPerToken(m, seq), "Megatron-LM's model FLOPs"
 	case "bloom176b_tr11":
 		perToken, conv = narayananFLOPsPerToken(m, seq), "Megatron-DeepSpeed's recompute-inclusive FLOPs (Narayanan eq. 3)"
+	case "llama3_paper_table4":
+		perToken, conv = palmFLOPsPerToken(m, seq), "PaLM's 6N + 12LHQT (Chowdhery et al., as Llama 3 reports MFU)"
 	default:
 		return Target{}, fmt.Errorf("only TFLOP/s given, and the source's FLOP convention is not stated")
 	}

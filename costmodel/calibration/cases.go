@@ -63,7 +63,7 @@ func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
 	base.OverlapGradReduce = c.fw.overlapGrad
 	base.OverlapParamGather = c.fw.overlapParam
 	base.TPCommOverlap = c.fw.tpOverlap
-	base.OverlapP2P = false
+	base.OverlapP2P = c.fw.overlapP2P
 	base.UnfusedElementwise = c.fw.unfused
 	return base
 }
@@ -145,8 +145,6 @@ func coverage(r Row) error {
 		return fmt.Errorf("DualPipe schedule is not modeled")
 	case r.Get("task") == "lora":
 		return fmt.Errorf("LoRA fine-tuning (frozen base weights, no weight gradients) is not modeled")
-	case has(r.Get("pp_schedule"), "modified interleaved"):
-		return fmt.Errorf("unstated layout: virtual pipeline stages of the modified interleaved schedule are not given, and the bubble (pp-1)/(m v) depends on them; recompute not stated")
 	case r.Get("tp") == "":
 		return fmt.Errorf("unstated layout: tensor-parallel degree not given")
 	case r.Get("layers") == "" || r.Get("hidden") == "":

@@ -12,7 +12,10 @@ type framework struct {
 	name      string
 	attention costmodel.Attention
 	// Overlaps (costmodel.Assumptions fields of the same names).
-	overlapGrad, overlapParam, tpOverlap bool
+	overlapGrad, overlapParam, tpOverlap, overlapP2P bool
+	// sp: sequence parallelism with tensor parallelism, when the row
+	// does not say.
+	sp bool
 	// unfused: eager PyTorch elementwise chains (UnfusedElementwise).
 	unfused bool
 	// Assumed when the row does not state them.
@@ -54,6 +57,17 @@ var (
 	nemo = framework{name: "NeMo 24.07", attention: costmodel.Flash, overlapGrad: true, overlapParam: true,
 		tpOverlap: true, microBatch: 1, zero: 1,
 		cite: "NeMo 24.07 performance recipes (Megatron-Core distributed optimizer, tp_comm_overlap)"}
+	// Meta's Llama 3 405B training (Dubey et al. 2024, sec. 3.3.2): FSDP
+	// that "shards optimizer states and gradients, but for model shards
+	// we do not reshard after forward computation" (ZeRO-2), overlapped
+	// as FSDP does; "asynchronous point-to-point communication in PP";
+	// "we could pre-train Llama 3 on sequences of 8K tokens without
+	// activation checkpointing"; tensor parallelism citing Korthikanti
+	// et al. (sequence parallelism). Attention kernel, TP overlap and
+	// micro-batch are not stated: FlashAttention, none, 1.
+	llama3 = framework{name: "Meta Llama 3 (4D parallelism)", attention: costmodel.Flash, overlapGrad: true,
+		overlapParam: true, overlapP2P: true, sp: true, recompute: costmodel.NoRecompute, microBatch: 1, zero: 2,
+		cite: "Dubey et al. 2024, sec. 3.3.2 (FSDP sharding optimizer states and gradients, async p2p, no activation checkpointing at 8K)"}
 )
 
 // frameworkOf picks the framework of a row.
@@ -74,6 +88,8 @@ func frameworkOf(r Row) (framework, bool) {
 		return megatronCore, true
 	case "nemo_perf_summary_24.07":
 		return nemo, true
+	case "llama3_paper_table4":
+		return llama3, true
 	}
 	return framework{}, false
 }
@@ -103,4 +119,16 @@ func megatronFLOPsPerToken(m *costmodel.Model, s int) float64 {
 func narayananFLOPsPerToken(m *costmodel.Model, s int) float64 {
 	l, h := float64(m.Layers), float64(m.Hidden)
 	return 96 * l * h * h * (1 + float64(s)/(6*h) + float64(m.Vocab)/(16*l*h))
+}
+
+// palmFLOPsPerToken is the model FLOPs per token of Chowdhery et al.
+// 2022 (PaLM), Appendix B, which the Llama 3 paper reports its MFU and
+// TFLOP/s by (Dubey et al. 2024, sec. 3.3.2): 6N + 12 L H Q T, with N the
+// parameters other than the input embedding (the output projection is a
+// matrix multiply and counts, as in torchtitan's reading of the same
+// formula), H Q = heads x head dim, and the attention not halved for the
+// causal mask.
+func palmFLOPsPerToken(m *costmodel.Model, s int) float64 {
+	n := m.Params().Total - m.Params().Embedding
+	return 6*n + 12*float64(m.Layers)*float64(m.Heads*m.HeadDim)*float64(s)
 }
