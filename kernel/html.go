@@ -21,6 +21,7 @@ table.planner thead th{border-bottom:2px solid #888}
 table.planner tfoot td,table.planner tfoot th{border-top:2px solid #888;font-weight:600}
 table.planner .num{text-align:right!important;white-space:nowrap;font-variant-numeric:tabular-nums}
 table.planner .src{color:#666;font-size:11px}
+table.planner code{white-space:nowrap}
 table.planner .bad{color:#b00}
 table.planner .good{color:#070}
 </style>

@@ -85,10 +85,19 @@ func addLimits(p *plot.Plot, bars []InventoryBar) {
 
 // addTotals writes each bar's total above it.
 func addTotals(p *plot.Plot, bars []InventoryBar) error {
-	xy := plotter.XYLabels{XYs: make(plotter.XYs, len(bars)), Labels: make([]string, len(bars))}
+	ys := make([]float64, len(bars))
+	labels := make([]string, len(bars))
 	for i, b := range bars {
-		xy.XYs[i] = plotter.XY{X: float64(i), Y: gb(b.Memory.Total)}
-		xy.Labels[i] = b.Memory.Total.String()
+		ys[i], labels[i] = gb(b.Memory.Total), b.Memory.Total.String()
+	}
+	return addBarLabels(p, ys, labels)
+}
+
+// addBarLabels writes labels[i] centered above the top ys[i] of bar i.
+func addBarLabels(p *plot.Plot, ys []float64, labels []string) error {
+	xy := plotter.XYLabels{XYs: make(plotter.XYs, len(ys)), Labels: labels}
+	for i, y := range ys {
+		xy.XYs[i] = plotter.XY{X: float64(i), Y: y}
 	}
 	l, err := plotter.NewLabels(xy)
 	if err != nil {

@@ -161,4 +161,9 @@ func TestShowOutsideNotebook(t *testing.T) {
 	ShowInventoryChart("no bars")
 	ShowChart(MemoryChart{})
 	ShowTimeline("empty", costmodel.Timeline{}, 0)
+	ShowPlans("none", nil)
+	ShowPlanRows("none")
+	ShowTraffic("none", nil)
+	ShowStepTime("no bars")
+	ShowFrontier("no plans", nil)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
+	"github.com/gpu-planner/planner/search"
 )
 
 // The Show functions display a table or chart in the notebook cell that
@@ -65,6 +66,43 @@ func ShowChart(c MemoryChart) {
 func ShowTimeline(title string, tl costmodel.Timeline, budget hardware.Bytes) {
 	if gonbui.IsNotebook {
 		showSVG(TimelineChart(title, tl, budget))
+	}
+}
+
+// ShowPlans displays PlansTable(caption, plans).
+func ShowPlans(caption string, plans []search.Ranked) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(PlansTable(caption, plans))
+	}
+}
+
+// ShowPlanRows displays PlanRows(caption, rows...).
+func ShowPlanRows(caption string, rows ...PlanRow) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(PlanRows(caption, rows...))
+	}
+}
+
+// ShowTraffic displays TrafficTable(caption, lines).
+func ShowTraffic(caption string, lines []costmodel.TrafficLine) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(TrafficTable(caption, lines))
+	}
+}
+
+// ShowStepTime displays StepTimeChart(title, bars...) and, below it,
+// StepTimeTable(bars...).
+func ShowStepTime(title string, bars ...StepBar) {
+	if gonbui.IsNotebook {
+		showSVG(StepTimeChart(title, bars...))
+		gonbui.DisplayHTML(StepTimeTable(bars...))
+	}
+}
+
+// ShowFrontier displays FrontierChart(title, frontier, marks...).
+func ShowFrontier(title string, frontier []search.Ranked, marks ...Mark) {
+	if gonbui.IsNotebook {
+		showSVG(FrontierChart(title, frontier, marks...))
 	}
 }
 
