@@ -22,10 +22,12 @@ type Mark struct {
 // FrontierChart draws the Pareto frontier of a search (search.Result's
 // Frontier: the best plan of each GPU count that is faster than every
 // smaller count's) as tokens/s against GPUs on log-log axes, with the
-// line of perfect scaling from the smallest count dashed, so that the
-// distance between the two is the efficiency lost to a fixed global batch
-// spread over more GPUs. Marks are drawn as labeled points. It returns an
-// SVG document.
+// line of perfect scaling through its most efficient count (the most
+// tokens/s per GPU) dashed, so that the distance below the line is the
+// efficiency lost at each count: to recomputation where memory is short,
+// to the bubble and to communication where a fixed global batch is spread
+// over more GPUs. Marks are drawn as labeled points. It returns an SVG
+// document.
 func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (string, error) {
 	if len(frontier) == 0 {
 		return "", fmt.Errorf("kernel: frontier chart %q has no plans", title)
@@ -51,17 +53,23 @@ func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (strin
 	}
 	l.Color, l.Width = seriesColor[0], vg.Points(1.5)
 	pts.Color, pts.Shape, pts.Radius = seriesColor[0], draw.CircleGlyph{}, vg.Points(2)
-	x0, y0, x1 := front[0].X, front[0].Y, front[len(front)-1].X
+	best := front[0]
+	for _, xy := range front {
+		if xy.Y/xy.X > best.Y/best.X {
+			best = xy
+		}
+	}
+	x0, x1, perGPU := front[0].X, front[len(front)-1].X, best.Y/best.X
 	ideal := hline(x0, x1, 0, hbmColor, true)
-	ideal.XYs = plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0 * x1 / x0}}
+	ideal.XYs = plotter.XYs{{X: x0, Y: perGPU * x0}, {X: x1, Y: perGPU * x1}}
 	ideal.Width = vg.Points(1)
 	p.Add(ideal, l, pts)
 	p.Legend.Add("best plan of each count (frontier)", l, pts)
-	p.Legend.Add(fmt.Sprintf("perfect scaling from %d GPUs", int(x0)), ideal)
+	p.Legend.Add(fmt.Sprintf("perfect scaling at the most efficient count (%s GPUs)", thousands(int64(best.X))), ideal)
 	if err := addMarks(p, xys[len(frontier):], marks); err != nil {
 		return "", err
 	}
-	logAxes(p, xys, y0*x1/x0)
+	logAxes(p, xys, perGPU*x1)
 	return render(p)
 }
 

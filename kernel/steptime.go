@@ -88,6 +88,8 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 		return "", err
 	}
 	p.NominalX(labels...)
+	// A whole slot per bar, so long labels under the end bars stay inside.
+	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
 	p.Y.Max = legendRoom * p.Y.Max
 	return render(p)
