@@ -12,11 +12,15 @@ import (
 // runs them, and do nothing (not even build it) outside a notebook. A
 // chart that cannot be built is a mistake in the notebook: the Show
 // function panics with the error, which fails the cell.
+//
+// Each waits until GoNB has taken the output (gonbui.Sync): GoNB stops
+// reading a cell's display pipe when the cell's program exits, and a
+// chart shown just before the end of a cell was sometimes lost.
 
 // ShowHTML displays raw HTML.
 func ShowHTML(html string) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(html)
+		displayHTML(html)
 	}
 }
 
@@ -24,27 +28,28 @@ func ShowHTML(html string) {
 func ShowMarkdown(md string) {
 	if gonbui.IsNotebook {
 		gonbui.DisplayMarkdown(md)
+		gonbui.Sync()
 	}
 }
 
 // ShowTable displays Table(caption, header, rows...).
 func ShowTable(caption string, header []string, rows ...[]string) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(Table(caption, header, rows...))
+		displayHTML(Table(caption, header, rows...))
 	}
 }
 
 // ShowInventory displays InventoryTable(inv).
 func ShowInventory(inv costmodel.Inventory) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(InventoryTable(inv))
+		displayHTML(InventoryTable(inv))
 	}
 }
 
 // ShowActivations displays ActivationsTable(ts).
 func ShowActivations(ts []costmodel.ActivationTensor) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(ActivationsTable(ts))
+		displayHTML(ActivationsTable(ts))
 	}
 }
 
@@ -72,21 +77,21 @@ func ShowTimeline(title string, tl costmodel.Timeline, budget hardware.Bytes) {
 // ShowPlans displays PlansTable(caption, plans).
 func ShowPlans(caption string, plans []search.Ranked) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(PlansTable(caption, plans))
+		displayHTML(PlansTable(caption, plans))
 	}
 }
 
 // ShowPlanRows displays PlanRows(caption, rows...).
 func ShowPlanRows(caption string, rows ...PlanRow) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(PlanRows(caption, rows...))
+		displayHTML(PlanRows(caption, rows...))
 	}
 }
 
 // ShowTraffic displays TrafficTable(caption, lines).
 func ShowTraffic(caption string, lines []costmodel.TrafficLine) {
 	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(TrafficTable(caption, lines))
+		displayHTML(TrafficTable(caption, lines))
 	}
 }
 
@@ -95,7 +100,7 @@ func ShowTraffic(caption string, lines []costmodel.TrafficLine) {
 func ShowStepTime(title string, bars ...StepBar) {
 	if gonbui.IsNotebook {
 		showSVG(StepTimeChart(title, bars...))
-		gonbui.DisplayHTML(StepTimeTable(bars...))
+		displayHTML(StepTimeTable(bars...))
 	}
 }
 
@@ -111,4 +116,11 @@ func showSVG(svg string, err error) {
 		panic(err)
 	}
 	gonbui.DisplaySVG(svg)
+	gonbui.Sync()
+}
+
+// displayHTML displays html and waits until GoNB has taken it.
+func displayHTML(html string) {
+	gonbui.DisplayHTML(html)
+	gonbui.Sync()
 }
