@@ -62,7 +62,9 @@ func InventoryChart(title string, bars ...InventoryBar) (string, error) {
 	if err := addTotals(p, bars); err != nil {
 		return "", err
 	}
-	p.NominalX(labels...)
+	p.NominalX(barLabels(labels)...)
+	// A whole slot per bar, so the labels under the end bars stay inside.
+	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
 	p.Y.Max = legendRoom * p.Y.Max
 	return render(p)

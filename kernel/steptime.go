@@ -87,8 +87,8 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 	if err := addBarLabels(p, totals, names); err != nil {
 		return "", err
 	}
-	p.NominalX(labels...)
-	// A whole slot per bar, so long labels under the end bars stay inside.
+	p.NominalX(barLabels(labels)...)
+	// A whole slot per bar, so the labels under the end bars stay inside.
 	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
 	p.Y.Max = legendRoom * p.Y.Max
