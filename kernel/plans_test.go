@@ -160,3 +160,12 @@ func TestBarLabels(t *testing.T) {
 		t.Errorf("one word: %q", got[0])
 	}
 }
+
+func TestNumeric(t *testing.T) {
+	for s, want := range map[string]bool{"16.1 GB": true, "8x": true, "-0.5": true, "≈ 3": true, "4.50 s (62.3%)": true,
+		"1. fp8 on 8 H100": false, "3. bf16 on 16 H100 (tp8 x pp2)": false, "ZeRO-3": false, "": false, "≈ a quarter": false} {
+		if got := numeric(s); got != want {
+			t.Errorf("numeric(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
