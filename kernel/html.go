@@ -21,6 +21,7 @@ table.planner thead th{border-bottom:2px solid #888}
 table.planner tfoot td,table.planner tfoot th{border-top:2px solid #888;font-weight:600}
 table.planner .num{text-align:right!important;white-space:nowrap;font-variant-numeric:tabular-nums}
 table.planner .src{color:#666;font-size:11px}
+table.planner code{white-space:nowrap}
 table.planner .bad{color:#b00}
 table.planner .good{color:#070}
 </style>
@@ -93,10 +94,13 @@ func Table(caption string, header []string, rows ...[]string) string {
 	return table(caption, header, nil, body, nil)
 }
 
-// numeric reports whether a cell starts like a number.
+// numeric reports whether a cell reads as a number: it starts like one
+// and has at most a unit and a note after it ("16.1 GB", "4.50 s (62%)"),
+// so that a label that merely starts with a digit ("1. fp8 on 8 H100")
+// stays left aligned.
 func numeric(s string) bool {
-	s = strings.TrimLeft(s, "+-−~≈")
-	return s != "" && s[0] >= '0' && s[0] <= '9'
+	s = strings.TrimLeft(s, "+-−~≈ ")
+	return s != "" && s[0] >= '0' && s[0] <= '9' && len(strings.Fields(s)) <= 3
 }
 
 // InventoryTable writes a memory inventory line by line (what, group,

@@ -62,7 +62,9 @@ func InventoryChart(title string, bars ...InventoryBar) (string, error) {
 	if err := addTotals(p, bars); err != nil {
 		return "", err
 	}
-	p.NominalX(labels...)
+	p.NominalX(barLabels(labels)...)
+	// A whole slot per bar, so the labels under the end bars stay inside.
+	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
 	p.Y.Max = legendRoom * p.Y.Max
 	return render(p)
@@ -85,10 +87,19 @@ func addLimits(p *plot.Plot, bars []InventoryBar) {
 
 // addTotals writes each bar's total above it.
 func addTotals(p *plot.Plot, bars []InventoryBar) error {
-	xy := plotter.XYLabels{XYs: make(plotter.XYs, len(bars)), Labels: make([]string, len(bars))}
+	ys := make([]float64, len(bars))
+	labels := make([]string, len(bars))
 	for i, b := range bars {
-		xy.XYs[i] = plotter.XY{X: float64(i), Y: gb(b.Memory.Total)}
-		xy.Labels[i] = b.Memory.Total.String()
+		ys[i], labels[i] = gb(b.Memory.Total), b.Memory.Total.String()
+	}
+	return addBarLabels(p, ys, labels)
+}
+
+// addBarLabels writes labels[i] centered above the top ys[i] of bar i.
+func addBarLabels(p *plot.Plot, ys []float64, labels []string) error {
+	xy := plotter.XYLabels{XYs: make(plotter.XYs, len(ys)), Labels: labels}
+	for i, y := range ys {
+		xy.XYs[i] = plotter.XY{X: float64(i), Y: y}
 	}
 	l, err := plotter.NewLabels(xy)
 	if err != nil {

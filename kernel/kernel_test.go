@@ -161,4 +161,31 @@ func TestShowOutsideNotebook(t *testing.T) {
 	ShowInventoryChart("no bars")
 	ShowChart(MemoryChart{})
 	ShowTimeline("empty", costmodel.Timeline{}, 0)
+	ShowPlans("none", nil)
+	ShowPlanRows("none")
+	ShowTraffic("none", nil)
+	ShowStepTime("no bars")
+	ShowFrontier("no plans", nil)
+}
+
+func TestBarLabels(t *testing.T) {
+	got := barLabels([]string{"bf16 on 8 H100 (the problem)", "1. fp8 on 8 H100", "2. bf16 on 8 H200", "3. bf16 on 16 H100 (tp8 x pp2)"})
+	want := []string{"bf16 on 8 H100\n(the problem)", "1. fp8 on 8 H100", "2. bf16 on 8 H200", "3. bf16 on 16\nH100 (tp8 x pp2)"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("label %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	if got := barLabels([]string{"a-single-word-longer-than-any-slot-of-four-bars-is-kept-whole"}); got[0] != "a-single-word-longer-than-any-slot-of-four-bars-is-kept-whole" {
+		t.Errorf("one word: %q", got[0])
+	}
+}
+
+func TestNumeric(t *testing.T) {
+	for s, want := range map[string]bool{"16.1 GB": true, "8x": true, "-0.5": true, "≈ 3": true, "4.50 s (62.3%)": true,
+		"1. fp8 on 8 H100": false, "3. bf16 on 16 H100 (tp8 x pp2)": false, "ZeRO-3": false, "": false, "≈ a quarter": false} {
+		if got := numeric(s); got != want {
+			t.Errorf("numeric(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

@@ -114,3 +114,31 @@ func countLabel(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
 }
+
+// labelChars is about how many characters of tick text fit across a
+// chart's plotting area.
+const labelChars = 78
+
+// barLabels wraps each label of n bars at spaces so that no line is
+// wider than the bar's share of the chart, and neighbouring labels
+// neither overlap nor run off the chart's edge.
+func barLabels(labels []string) []string {
+	width := max(10, labelChars/max(len(labels), 1)-2)
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		var lines []string
+		line := ""
+		for _, w := range strings.Fields(l) {
+			if line != "" && len(line)+1+len(w) > width {
+				lines, line = append(lines, line), w
+				continue
+			}
+			if line != "" {
+				line += " "
+			}
+			line += w
+		}
+		out[i] = strings.Join(append(lines, line), "\n")
+	}
+	return out
+}
