@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Bytes is an amount of memory or data in bytes. Fractional values occur in
@@ -92,6 +93,10 @@ func (b Bytes) MarshalJSON() ([]byte, error) {
 	}
 	return strconv.AppendFloat(nil, math.Round(float64(b)), 'f', 0, 64), nil
 }
+
+// Number formats a plain count or rate (tokens/s, users) with the display
+// rule: "164", "31.4 k", "2.05 M".
+func Number(v float64) string { return strings.TrimSuffix(siFormat(v, ""), " ") }
 
 // GB returns b in decimal gigabytes, for tables that keep one fixed unit.
 func (b Bytes) GB() float64 { return float64(b) / float64(GB) }

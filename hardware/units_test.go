@@ -54,3 +54,14 @@ func TestGBvsGiB(t *testing.T) {
 		t.Errorf("H100 %g GB, want 85.52", gb)
 	}
 }
+
+func TestNumber(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{{164, "164"}, {31357, "31.4 k"}, {2.05e6, "2.05 M"}, {9.99, "9.99"}, {0, "0"}} {
+		if got := Number(tt.v); got != tt.want {
+			t.Errorf("Number(%g) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func Why(a, b Ranked) []string {
 	switch {
 	case pa.TokensPerSecond != pb.TokensPerSecond:
 		out = append(out, fmt.Sprintf("%s more tokens/s: %s vs %s per GPU (step time %v vs %v, MFU %s vs %s)",
-			percent(pa.TokensPerSecond/pb.TokensPerSecond-1), count(pa.TokensPerSecondPerGPU), count(pb.TokensPerSecondPerGPU),
+			percent(pa.TokensPerSecond/pb.TokensPerSecond-1), units(pa.TokensPerSecondPerGPU), units(pb.TokensPerSecondPerGPU),
 			pa.StepTime, pb.StepTime, percent(pa.MFU), percent(pb.MFU)))
 	case a.Headroom != b.Headroom:
 		out = append(out, fmt.Sprintf("equal throughput; %v more headroom: %v vs %v", a.Headroom-b.Headroom, a.Headroom, b.Headroom))
@@ -185,14 +185,11 @@ func percent(f float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64) + "%"
 }
 
-// count formats a rate: whole units from 100 up, three significant
-// digits below.
-func count(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 99.95:
+// units prints a rate in whole units, so that two close rates stay
+// distinguishable ("10043 vs 10021"); below 100, one decimal.
+func units(v float64) string {
+	if v >= 100 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 9.995:
-		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -72,7 +70,7 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	line("step", perf.StepTime, "")
 	peak, _ := r.Cluster.GPU.Peak(p.Precision.String())
 	fmt.Fprintf(w, "  throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense\n",
-		count3(perf.TokensPerSecond), count3(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
+		hardware.Number(perf.TokensPerSecond), hardware.Number(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
 		100*perf.MFU, 100*perf.HFU, peak, p.Precision)
 	fmt.Fprintf(w, "  one layer, one micro-batch: forward %v, backward %v; model FLOPs per token %v\n",
 		b.LayerForward, b.LayerBackward, perf.ModelFLOPsPerToken)
@@ -95,28 +93,4 @@ func orderName(o costmodel.RankOrder) string {
 		return string(costmodel.DefaultRankOrder)
 	}
 	return string(o)
-}
-
-// count3 formats a rate with three significant digits: "812", "31.4 k",
-// "2.05 M".
-func count3(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 999.5e6:
-		return sig3(v/1e9) + " G"
-	case a >= 999.5e3:
-		return sig3(v/1e6) + " M"
-	case a >= 999.5:
-		return sig3(v/1e3) + " k"
-	}
-	return sig3(v)
-}
-
-func sig3(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 99.95:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 9.995:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }

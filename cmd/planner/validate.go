@@ -81,7 +81,7 @@ func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 func value(m calibration.Metric, v float64) string {
 	switch m {
 	case calibration.TokensPerGPU:
-		return count3(v) + " tok/s"
+		return hardware.Number(v) + " tok/s"
 	case calibration.LayerTime:
 		return hardware.Seconds(v).String() + " layer"
 	}
