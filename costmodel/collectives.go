@@ -42,9 +42,6 @@ var algorithmNames = enumNames{"ring", "tree", "direct"}
 func (a Algorithm) String() string               { return algorithmNames.name(int(a)) }
 func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
-// srcNCCL cites the collective cost model.
-const srcNCCL = "Thakur et al. 2005 (ring/tree cost: alpha + bytes x factor / bandwidth); NCCL tests PERFORMANCE.md (bus bandwidth: all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n)"
-
 // commCost is the cost of one call of a collective on one GPU.
 type commCost struct {
 	time    float64 // seconds
@@ -54,7 +51,9 @@ type commCost struct {
 }
 
 // busFactor is the bytes each rank moves per byte of the buffer:
-// 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter.
+// 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter
+// (NCCL tests, doc/PERFORMANCE.md, "bus bandwidth"; the ring costs of
+// Thakur et al. 2005), and the whole message for a send.
 func busFactor(op Collective, n int) float64 {
 	f := float64(n-1) / float64(n)
 	switch op {

@@ -71,3 +71,26 @@ func FuzzParseHFConfig(f *testing.F) {
 		_ = m.KVPerToken(DTypeBF16)
 	})
 }
+
+// TestModelValidateNamesValue: the dimension checks beyond the plain
+// ranges name the bad value and what would be valid.
+func TestModelValidateNamesValue(t *testing.T) {
+	mla, err := LookupModel("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mla.MLA.QLoRARank = -1
+	sliding, err := LookupModel("llama3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sliding.SlidingWindow, sliding.SlidingLayers = 4096, 40
+	for _, tt := range []struct {
+		m    *Model
+		want string
+	}{{mla, "q_lora_rank = -1 is not in [0, "}, {sliding, "4096 on 40 layers: the window must not be negative and the layers must be in [0, 32]"}} {
+		if err := tt.m.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tt.m.Name, err, tt.want)
+		}
+	}
+}

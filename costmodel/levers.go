@@ -65,7 +65,7 @@ func (e *Evaluator) levers(p Plan, peak hardware.Bytes) []Lever {
 			if err != nil {
 				continue
 			}
-			ev = &Evaluator{m: e.m, c: cl, a: e.a, specs: e.specs}
+			ev = e.withCluster(cl)
 		}
 		q, err := c.apply(p).Normalize(e.m, ev.c.GPUs())
 		if err != nil || seen[q] {

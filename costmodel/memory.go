@@ -62,6 +62,7 @@ type Evaluator struct {
 	m     *Model
 	c     hardware.Cluster
 	a     Assumptions
+	order [numDims]parDim    // a.RankOrder, parsed
 	specs [2][2][]tensorSpec // [attention][moe]
 }
 
@@ -76,7 +77,11 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Evaluator{m: m.clone(), c: c, a: a}
+	order, err := a.RankOrder.dims()
+	if err != nil {
+		return nil, err
+	}
+	e := &Evaluator{m: m.clone(), c: c, a: a, order: order}
 	for _, attn := range []Attention{Flash, Eager} {
 		e.specs[attn][0] = layerTensors(e.m, attn, false)
 		if m.MoE != nil {
@@ -84,6 +89,14 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 		}
 	}
 	return e, nil
+}
+
+// withCluster is e on cluster c: the same model, assumptions and
+// prepared tables.
+func (e *Evaluator) withCluster(c hardware.Cluster) *Evaluator {
+	ev := *e
+	ev.c = c
+	return &ev
 }
 
 // Model returns the evaluator's model (a copy).

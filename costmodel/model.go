@@ -1,9 +1,6 @@
 package costmodel
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Norm is the normalization layer of a transformer block.
 type Norm int
@@ -154,7 +151,8 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("costmodel: model %s: %d attention heads are not a multiple of %d KV heads", m.Name, m.Heads, m.KVHeads)
 	}
 	if m.SlidingWindow < 0 || m.SlidingLayers < 0 || m.SlidingLayers > m.Layers {
-		return fmt.Errorf("costmodel: model %s: sliding window %d on %d layers is invalid", m.Name, m.SlidingWindow, m.SlidingLayers)
+		return fmt.Errorf("costmodel: model %s: sliding window %d on %d layers: the window must not be negative and the layers must be in [0, %d]",
+			m.Name, m.SlidingWindow, m.SlidingLayers, m.Layers)
 	}
 	if err := m.MoE.validate(m); err != nil {
 		return err
@@ -191,7 +189,7 @@ func (a *MLA) validate(m *Model) error {
 		}
 	}
 	if a.QLoRARank < 0 || a.QLoRARank > maxDim {
-		return errors.New("costmodel: model " + m.Name + ": MLA q_lora_rank must be 0 or positive")
+		return fmt.Errorf("costmodel: model %s: MLA q_lora_rank = %d is not in [0, %d] (0: queries projected directly)", m.Name, a.QLoRARank, maxDim)
 	}
 	return nil
 }

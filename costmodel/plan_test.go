@@ -79,3 +79,26 @@ func TestNormalizeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTPListsValidDegrees: the degrees an error offers are ones
+// CheckTP accepts. With 40 heads in 8 KV groups (Qwen2.5-14B's shape) 5,
+// 10 and 20 divide the heads but neither divide the KV heads nor are
+// multiples of them.
+func TestCheckTPListsValidDegrees(t *testing.T) {
+	m, err := LookupModel("llama3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Heads, m.KVHeads = 40, 8
+	for _, tp := range []int{3, 5} {
+		err := m.CheckTP(tp)
+		if err == nil || !strings.HasSuffix(err.Error(), "(valid tp: 1, 2, 4, 8, 40)") {
+			t.Errorf("tp=%d: error %v, want the valid tp 1, 2, 4, 8, 40", tp, err)
+		}
+	}
+	for _, tp := range []int{1, 2, 4, 8, 40} {
+		if err := m.CheckTP(tp); err != nil || !m.SplitsHeads(tp) {
+			t.Errorf("tp=%d: %v, SplitsHeads %v; want accepted", tp, err, m.SplitsHeads(tp))
+		}
+	}
+}

@@ -33,8 +33,8 @@ const (
 
 var dimNames = [numDims]string{"tp", "cp", "dp", "pp"}
 
-// dims parses the order into dimensions, innermost first. It does not
-// allocate, so the step-time model can call it per plan.
+// dims parses the order into dimensions, innermost first (NewEvaluator
+// parses its assumptions' order once for all the plans it evaluates).
 func (o RankOrder) dims() ([numDims]parDim, error) {
 	var out [numDims]parDim
 	s := strings.TrimSpace(string(o))

@@ -113,9 +113,8 @@ func (st *stageTime) addComm(set *commSet, it commItem, perMicroBatch bool, m fl
 
 // newStepInput prepares the per-plan costs. p must be normalized.
 func (e *Evaluator) newStepInput(p Plan) stepInput {
-	order, _ := e.a.RankOrder.dims() // validated by NewEvaluator
 	in := stepInput{p: p, r: e.rates(p), sh: newLayerShape(e.m, p),
-		pl: place(p, order, e.c.GPUsPerNode), sb: BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32),
+		pl: place(p, e.order, e.c.GPUsPerNode), sb: BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32),
 		m: float64(p.MicroBatches()), v: 1}
 	if p.Interleaved() {
 		in.v = float64(p.VPP)

@@ -72,27 +72,45 @@ func (p Plan) checkRanges() error {
 	return nil
 }
 
-// checkHeads requires TP to divide the attention heads, and KV heads to
-// divide evenly or be replicated evenly.
+// checkHeads is CheckTP for p.TP, which is positive.
 func (p Plan) checkHeads(m *Model) error {
 	if m.Heads%p.TP != 0 {
 		return fmt.Errorf("costmodel: tp=%d does not divide %d attention heads (valid tp: %s)",
-			p.TP, m.Heads, divisors(m.Heads))
+			p.TP, m.Heads, validTP(m))
 	}
-	if m.KVHeads%p.TP != 0 && p.TP%m.KVHeads != 0 {
-		return fmt.Errorf("costmodel: tp=%d neither divides nor is a multiple of %d KV heads", p.TP, m.KVHeads)
+	if !m.SplitsHeads(p.TP) {
+		return fmt.Errorf("costmodel: tp=%d neither divides nor is a multiple of %d KV heads (valid tp: %s)", p.TP, m.KVHeads, validTP(m))
 	}
 	return nil
 }
 
-// CheckTP reports whether tp splits m's attention sensibly: it divides
-// the attention heads, and it divides the KV heads or is a multiple of
-// them (each rank then keeps one replicated KV head).
+// SplitsHeads reports whether tp splits m's attention sensibly: it
+// divides the attention heads, and it divides the KV heads or is a
+// multiple of them (each rank then keeps one replicated KV head).
+// CheckTP says why not.
+func (m *Model) SplitsHeads(tp int) bool {
+	return tp >= 1 && m.Heads%tp == 0 && (m.KVHeads%tp == 0 || tp%m.KVHeads == 0)
+}
+
+// CheckTP returns an error naming tp and the valid degrees unless tp
+// splits m's attention (SplitsHeads).
 func (m *Model) CheckTP(tp int) error {
 	if tp < 1 {
 		return fmt.Errorf("costmodel: tp=%d is not positive", tp)
 	}
 	return (Plan{TP: tp}).checkHeads(m)
+}
+
+// validTP lists the first 16 degrees SplitsHeads accepts, for error
+// messages.
+func validTP(m *Model) string {
+	var ds []string
+	for d := 1; d <= m.Heads && len(ds) < 16; d++ {
+		if m.SplitsHeads(d) {
+			ds = append(ds, strconv.Itoa(d))
+		}
+	}
+	return strings.Join(ds, ", ")
 }
 
 func (p Plan) checkSequence() error {
@@ -118,15 +136,4 @@ func (p Plan) checkBatch() error {
 			p.GlobalBatch, p.MicroBatch, p.DP, p.MicroBatch*p.DP)
 	}
 	return nil
-}
-
-// divisors lists the divisors of n, for error messages.
-func divisors(n int) string {
-	var ds []string
-	for d := 1; d <= n && len(ds) < 16; d++ {
-		if n%d == 0 {
-			ds = append(ds, strconv.Itoa(d))
-		}
-	}
-	return strings.Join(ds, ", ")
 }

@@ -98,6 +98,36 @@ func (b Bytes) MarshalJSON() ([]byte, error) {
 // rule: "164", "31.4 k", "2.05 M".
 func Number(v float64) string { return strings.TrimSuffix(siFormat(v, ""), " ") }
 
+// Thousands writes n exactly, with comma separators: "64,512". Tables
+// that rank plans or count candidates print exact figures, where the
+// three significant digits of Number would hide the differences that
+// order the rows.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Grouped writes a rate for the same tables: whole units with comma
+// separators from 100 up ("2,304,866"), one decimal below ("91.0").
+func Grouped(v float64) string {
+	if math.Abs(v) < 99.95 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return Thousands(int(math.Round(v)))
+}
+
 // GB returns b in decimal gigabytes, for tables that keep one fixed unit.
 func (b Bytes) GB() float64 { return float64(b) / float64(GB) }
 

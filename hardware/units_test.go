@@ -65,3 +65,17 @@ func TestNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 64512: "64,512",
+		math.MinInt64: "-9,223,372,036,854,775,808"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for v, want := range map[float64]string{91.04: "91.0", 99.96: "100", 141.4: "141", 2304866.4: "2,304,866", -1234.5: "-1,235"} {
+		if got := Grouped(v); got != want {
+			t.Errorf("Grouped(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

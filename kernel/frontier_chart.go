@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
 )
 
@@ -65,7 +66,7 @@ func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (strin
 	ideal.Width = vg.Points(1)
 	p.Add(ideal, l, pts)
 	p.Legend.Add("best plan of each count (frontier)", l, pts)
-	p.Legend.Add(fmt.Sprintf("perfect scaling at the most efficient count (%s GPUs)", thousands(int64(best.X))), ideal)
+	p.Legend.Add(fmt.Sprintf("perfect scaling at the most efficient count (%s GPUs)", hardware.Thousands(int(best.X))), ideal)
 	if err := addMarks(p, xys[len(frontier):], marks); err != nil {
 		return "", err
 	}

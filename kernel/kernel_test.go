@@ -1,37 +1,20 @@
 package kernel
 
 import (
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
+	"github.com/gpu-planner/planner/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden compares got with testdata/name, or rewrites the file with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./kernel -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (%d bytes, want %d); if the change is intended, run go test ./kernel -update and review the diff",
-			name, len(got), len(want))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // inventory is a hand-built inventory, so the golden files do not move

@@ -3,10 +3,10 @@ package kernel
 import (
 	"fmt"
 	"html"
-	"math"
 	"strconv"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
 )
 
@@ -53,9 +53,9 @@ func PlanRows(caption string, rows ...PlanRow) string {
 		if p.Headroom < 0 {
 			headroom = `<span class="bad">` + headroom + `</span>`
 		}
-		cells := []string{strconv.Itoa(r.Rank), "<code>" + html.EscapeString(p.PlanString) + "</code>", thousands(int64(p.GPUs)),
+		cells := []string{strconv.Itoa(r.Rank), "<code>" + html.EscapeString(p.PlanString) + "</code>", hardware.Thousands(p.GPUs),
 			p.Peak.String(), headroom, pf.StepTime.String(), pf.Breakdown.Bubble.String(),
-			perSecond(pf.TokensPerSecondPerGPU), percent(pf.MFU), pf.ExposedComm.String(), exposedTier(pf)}
+			hardware.Grouped(pf.TokensPerSecondPerGPU), percent(pf.MFU), pf.ExposedComm.String(), exposedTier(pf)}
 		if notes {
 			cells = append(cells, html.EscapeString(r.Note))
 		}
@@ -75,31 +75,6 @@ func exposedTier(p costmodel.Performance) string {
 
 // percent writes a fraction as a percentage with one decimal.
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
-
-// perSecond writes a rate with thousands separators: whole units from
-// 100 up ("2,304,866"), one decimal below ("91.0").
-func perSecond(v float64) string {
-	if math.Abs(v) < 99.95 {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return thousands(int64(math.Round(v)))
-}
-
-// thousands writes n with comma separators: 64,512.
-func thousands(n int64) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
 
 // TrafficTable writes the collectives of one training step as one GPU
 // of the slowest pipeline stage sees them (costmodel.Report.Traffic):

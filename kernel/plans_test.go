@@ -78,19 +78,6 @@ func TestPlanRows(t *testing.T) {
 	}
 }
 
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 64512: "64,512"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-	for v, want := range map[float64]string{91.04: "91.0", 99.96: "100", 141.4: "141", 2304866.4: "2,304,866"} {
-		if got := perSecond(v); got != want {
-			t.Errorf("perSecond(%g) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 func searchCharts(t *testing.T) map[string]string {
 	t.Helper()
 	ps := plans()

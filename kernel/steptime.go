@@ -123,7 +123,7 @@ func StepTimeTable(bars ...StepBar) string {
 	for _, b := range bars {
 		pf := b.Performance
 		step = append(step, pf.StepTime.String())
-		rate = append(rate, perSecond(pf.TokensPerSecondPerGPU))
+		rate = append(rate, hardware.Grouped(pf.TokensPerSecondPerGPU))
 		mfu = append(mfu, percent(pf.MFU))
 	}
 	foot := []row{{step, cls}, {rate, cls}, {mfu, cls}}

@@ -71,12 +71,6 @@ func (t *topK) offer(r *Ranked) {
 	t.items = slices.Insert(t.items, lo, *r)
 }
 
-// beyond reports whether the k best are all faster than tokens/s, so
-// that no plan of at most that speed can enter.
-func (t *topK) beyond(tokensPerSecond float64) bool {
-	return t.k > 0 && len(t.items) == t.k && tokensPerSecond < t.items[t.k-1].Performance.TokensPerSecond
-}
-
 // wants reports whether r would enter the k best.
 func (t *topK) wants(r *Ranked) bool {
 	return t.k > 0 && (len(t.items) < t.k || better(r, &t.items[len(t.items)-1]))

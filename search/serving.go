@@ -74,7 +74,7 @@ type shape struct{ tp, pp int }
 // load (or, with q.GPUs, the layouts on exactly that many), ranked, and
 // the three answers when the load does not fit the reference count.
 // Layout rules: tensor parallelism stays inside the NVLink domain and
-// divides it and the attention heads (costmodel.Model.CheckTP); a
+// divides it and the attention heads (costmodel.Model.SplitsHeads); a
 // pipeline spans whole nodes, one stage per node; replicas take the rest.
 func Serve(q ServeQuery) (*ServeResult, error) {
 	q, err := q.normalize()
@@ -136,7 +136,7 @@ func (q ServeQuery) normalize() (ServeQuery, error) {
 func tpChoices(m *costmodel.Model, per int) []int {
 	var out []int
 	for tp := 1; tp <= per; tp++ {
-		if per%tp == 0 && m.CheckTP(tp) == nil {
+		if per%tp == 0 && m.SplitsHeads(tp) {
 			out = append(out, tp)
 		}
 	}

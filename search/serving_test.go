@@ -7,20 +7,11 @@ import (
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
-	"github.com/gpu-planner/planner/hardware"
 )
 
-func query(t testing.TB, model, gpu string, gpus, context, users int, w costmodel.DType) ServeQuery {
+func query(t testing.TB, modelName, gpuName string, gpus, context, users int, w costmodel.DType) ServeQuery {
 	t.Helper()
-	m, err := costmodel.LookupModel(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := hardware.LookupGPU(gpu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ServeQuery{Model: m, GPU: g, GPUs: gpus, Assumptions: costmodel.DefaultAssumptions(),
+	return ServeQuery{Model: model(t, modelName), GPU: gpu(t, gpuName), GPUs: gpus, Assumptions: costmodel.DefaultAssumptions(),
 		Load: costmodel.ServePlan{Context: context, Users: users, Weights: w, BlockTokens: 16}}
 }
 

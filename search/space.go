@@ -100,7 +100,7 @@ func DefaultSpace(m *costmodel.Model, job Job, gpus, gpusPerNode int) Space {
 		s.VPP = []int{1} // virtual stages belong to interleaved 1F1B
 	}
 	for t := 1; t <= gpusPerNode; t++ {
-		if tpValid(m, t) {
+		if m.SplitsHeads(t) {
 			s.TP = append(s.TP, t)
 		}
 	}
@@ -257,14 +257,8 @@ func (s Space) checkNonEmpty() error {
 	return nil
 }
 
-// tpValid reports whether t splits m's attention heads and its KV heads
-// (one of tp and the KV heads divides the other), as Plan.Normalize
-// requires.
-func tpValid(m *costmodel.Model, t int) bool {
-	return t >= 1 && m.Heads%t == 0 && (m.KVHeads%t == 0 || t%m.KVHeads == 0)
-}
-
-// tpErr says why t cannot split m's heads.
+// tpErr says why t cannot split m's heads (costmodel.Model.SplitsHeads),
+// naming the model.
 func tpErr(m *costmodel.Model, t int) error {
 	if t < 1 || t > hardware.MaxGPUs {
 		return fmt.Errorf("search: tp=%d is not in [1, %d]", t, hardware.MaxGPUs)
@@ -272,7 +266,7 @@ func tpErr(m *costmodel.Model, t int) error {
 	if m.Heads%t != 0 {
 		return fmt.Errorf("search: tp=%d does not divide the %d attention heads of %s (valid tp: %v)", t, m.Heads, m.Name, headDivisors(m))
 	}
-	if m.KVHeads%t != 0 && t%m.KVHeads != 0 {
+	if !m.SplitsHeads(t) {
 		return fmt.Errorf("search: tp=%d neither divides nor is a multiple of the %d KV heads of %s (valid tp: %v)", t, m.KVHeads, m.Name, headDivisors(m))
 	}
 	return nil
@@ -281,7 +275,7 @@ func tpErr(m *costmodel.Model, t int) error {
 func headDivisors(m *costmodel.Model) []int {
 	var out []int
 	for t := 1; t <= m.Heads && len(out) < 12; t++ {
-		if tpValid(m, t) {
+		if m.SplitsHeads(t) {
 			out = append(out, t)
 		}
 	}

@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/gpu-planner/planner/internal/goldenfile"
+)
 
 // runCLI runs the CLI in-process from the repository root, so paths in
 // the examples resolve as a user at the root would type them.
@@ -29,38 +28,7 @@ var testdata, _ = filepath.Abs("testdata")
 // golden compares got with testdata/name.golden (or rewrites it with -update).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(testdata, name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/planner -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (rerun with -update after checking):\n%s", path, diffLines(string(want), got))
-	}
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("- " + wl + "\n+ " + gl + "\n")
-		}
-	}
-	return b.String()
+	goldenfile.Check(t, filepath.Join(testdata, name+".golden"), got)
 }
 
 var docExample = regexp.MustCompile(`(?m)^//\t\$ planner (.*)$`)

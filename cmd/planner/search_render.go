@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
 )
 
@@ -42,7 +43,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
-		fmt.Fprintf(w, "  %12s  %s\n", thousands(r.Counts.Rejected[rs]), rs)
+		fmt.Fprintf(w, "  %12s  %s\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)
 	}
 	writeAssumptions(w, r.Assumptions)
 	writeStepAssumptions(w, r.Assumptions, r.Cluster.GPU)
@@ -90,7 +91,7 @@ func writePlanTable(w io.Writer, plans []search.Ranked) {
 	for i, p := range plans {
 		pf := p.Performance
 		fmt.Fprintf(w, "  %3d  %-*s %6d %10v %10v %10v %13s %6s  %s\n", i+1, pw, p.PlanString, p.GPUs, p.Peak, p.Headroom,
-			pf.StepTime, rate(pf.TokensPerSecondPerGPU), pct(pf.MFU), exposedComm(pf))
+			pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), exposedComm(pf))
 	}
 }
 
@@ -99,8 +100,8 @@ func writeFrontierTable(w io.Writer, f []search.Ranked) {
 	fmt.Fprintf(w, "  %6s  %-*s %12s %13s %6s %10s %10s\n", "GPUs", pw, "plan", "tokens/s", "tokens/s/GPU", "MFU", "step time", "peak/GPU")
 	for _, p := range f {
 		pf := p.Performance
-		fmt.Fprintf(w, "  %6d  %-*s %12s %13s %6s %10v %10v\n", p.GPUs, pw, p.PlanString, rate(pf.TokensPerSecond),
-			rate(pf.TokensPerSecondPerGPU), pct(pf.MFU), pf.StepTime, p.Peak)
+		fmt.Fprintf(w, "  %6d  %-*s %12s %13s %6s %10v %10v\n", p.GPUs, pw, p.PlanString, hardware.Grouped(pf.TokensPerSecond),
+			hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), pf.StepTime, p.Peak)
 	}
 }
 
@@ -132,7 +133,7 @@ func planWidth(rs []search.Ranked) int {
 func candidatesLine(r *search.Result) string {
 	c := r.Counts
 	return fmt.Sprintf("%s candidates considered on %s, %s evaluated in full, %s fit",
-		thousands(c.Considered), plural(r.CountsSearched, "GPU count", "GPU counts"), thousands(c.Evaluated), thousands(c.Fit))
+		hardware.Thousands(c.Considered), plural(r.CountsSearched, "GPU count", "GPU counts"), hardware.Thousands(c.Evaluated), hardware.Thousands(c.Fit))
 }
 
 // rejections lists the reasons that rejected any candidate.
@@ -153,34 +154,7 @@ func exposedComm(p costmodel.Performance) string {
 	return fmt.Sprintf("%v (%s)", p.ExposedComm, p.ExposedTier)
 }
 
-// rate prints a rate with thousands separators: whole units from 100
-// up, one decimal below.
-func rate(v float64) string {
-	if math.Abs(v) < 99.95 {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return thousands(int(math.Round(v)))
-}
-
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
-
-// thousands writes n with comma separators: 64,512.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
 
 func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 	fmt.Fprintf(w, "# Parallel plans: %s on %s\n\n", m.Name, r.GPU)
@@ -193,7 +167,7 @@ func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 		for i, p := range r.Plans {
 			pf := p.Performance
 			fmt.Fprintf(w, "| %d | `%s` | %d | %v | %v | %v | %s | %s | %s |\n", i+1, p.PlanString, p.GPUs, p.Peak, p.Headroom,
-				pf.StepTime, rate(pf.TokensPerSecondPerGPU), pct(pf.MFU), exposedComm(pf))
+				pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), exposedComm(pf))
 		}
 	}
 	if len(r.Why) > 0 {
@@ -207,14 +181,14 @@ func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 			r.Searched[0], r.Searched[1])
 		for _, p := range r.Frontier {
 			pf := p.Performance
-			fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %v | %v |\n", p.GPUs, p.PlanString, rate(pf.TokensPerSecond),
-				rate(pf.TokensPerSecondPerGPU), pct(pf.MFU), pf.StepTime, p.Peak)
+			fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %v | %v |\n", p.GPUs, p.PlanString, hardware.Grouped(pf.TokensPerSecond),
+				hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), pf.StepTime, p.Peak)
 		}
 	}
 	writeMissesMarkdown(w, r)
 	fmt.Fprintf(w, "\n## Candidates\n\n%s.\n\n| rejected | reason |\n|---:|---|\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
-		fmt.Fprintf(w, "| %s | %s |\n", thousands(r.Counts.Rejected[rs]), rs)
+		fmt.Fprintf(w, "| %s | %s |\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)
 	}
 	a := r.Assumptions
 	fmt.Fprintf(w, "\nAssumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, fragmentation %g%%.\n",

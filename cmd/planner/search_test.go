@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // TestSearchBadInput: every bad search input exits 2 with a message that
@@ -107,7 +109,7 @@ func TestSearchOutputsAgree(t *testing.T) {
 		}
 	}
 	for _, row := range rows[1:] {
-		if row[0] == "counts" && row[16] == "considered" && !strings.Contains(outs[""], thousands(atoi(t, row[17]))+" candidates considered") {
+		if row[0] == "counts" && row[16] == "considered" && !strings.Contains(outs[""], hardware.Thousands(atoi(t, row[17]))+" candidates considered") {
 			t.Errorf("CSV considered %s is not the text's", row[17])
 		}
 	}

@@ -89,8 +89,8 @@ func (f *speedFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, erro
 
 func (f *estimateFlags) serveEstimate(m *costmodel.Model, a costmodel.Assumptions, w io.Writer) error {
 	tp, pp := f.plan.tp, f.plan.pp
-	if tp < 1 || pp < 1 || tp > 1<<20 || pp > 1<<20 {
-		return badInputf("--tp %d and --pp %d must be in [1, %d]", tp, pp, 1<<20)
+	if tp < 1 || pp < 1 || tp > hardware.MaxGPUs || pp > hardware.MaxGPUs {
+		return badInputf("--tp %d and --pp %d must be in [1, %d]", tp, pp, hardware.MaxGPUs)
 	}
 	c, err := f.cluster.resolve(tp * pp)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-planner/planner/costmodel/calibration"
 )
 
 func TestValidateJSON(t *testing.T) {
@@ -18,7 +20,7 @@ func TestValidateJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(a), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Rows)+len(out.Skipped) != 83 || out.All.Median > targetMedian || len(out.Memory) != 1 {
+	if len(out.Rows)+len(out.Skipped) != 83 || out.All.Median > calibration.TargetMedian || len(out.Memory) != 1 {
 		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.All.Median, len(out.Memory))
 	}
 }

@@ -2,7 +2,6 @@ package calibration
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -179,11 +178,4 @@ func optional(r Row, col string, def int) (int, error) {
 // assume records an assumed setting.
 func assume(list *[]string, format string, args ...any) {
 	*list = append(*list, fmt.Sprintf(format, args...))
-}
-
-// sortedAssumed returns the case's assumptions in a stable order.
-func (c Case) sortedAssumed() []string {
-	out := slices.Clone(c.Assumed)
-	slices.Sort(out)
-	return out
 }
