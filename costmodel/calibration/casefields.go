@@ -11,9 +11,12 @@ import (
 // or notes give: Megatron GPT (LayerNorm, GeLU, biases, dropout, learned
 // positions, tied embeddings), Llama (RMSNorm, SwiGLU, no biases, untied),
 // Nemotron-4 (LayerNorm, a two-matrix squared-ReLU MLP, no biases) or
-// BLOOM (LayerNorm, GeLU, biases, ALiBi, tied, no dropout).
+// BLOOM (LayerNorm, GeLU, biases, ALiBi, tied, no dropout). The trained
+// sequence length is the maximum position: Megatron sizes its learned
+// position table by --max-position-embeddings, set to the sequence length
+// in these runs.
 func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
-	var dims [5]int
+	var dims [4]int
 	for i, col := range []string{"layers", "hidden", "heads", "seq_len"} {
 		n, err := count(r, col)
 		if err != nil {
@@ -35,7 +38,7 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 		return nil, err
 	}
 	m := &costmodel.Model{Name: r.Get("model"), Layers: layers, Hidden: hidden, Heads: heads, KVHeads: kv,
-		FFN: ffn, Vocab: vocab, MaxSeq: max(seq, 2048), Norm: costmodel.LayerNorm, MLP: costmodel.GeLU,
+		FFN: ffn, Vocab: vocab, MaxSeq: seq, Norm: costmodel.LayerNorm, MLP: costmodel.GeLU,
 		Source: "calibration row " + r.ID()}
 	if hidden%heads != 0 {
 		return nil, fmt.Errorf("hidden %d is not a multiple of %d heads", hidden, heads)
