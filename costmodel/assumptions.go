@@ -84,6 +84,19 @@ type Assumptions struct {
 	// matrix multiplies (Megatron-Core --tp-comm-overlap, Transformer
 	// Engine userbuffers); off, they are on the critical path.
 	TPCommOverlap bool `json:"tp_comm_overlap"`
+	// TPOverlapShare is the share of the overlappable tensor-parallel
+	// communication that TPCommOverlap actually hides: of a pass's
+	// collectives taking t beside GEMMs taking g, share x min(t, g) is
+	// hidden. Below 1 because the overlapped GEMM and the collective
+	// contend for SMs and memory, and the first chunk of each
+	// decomposed GEMM waits for its data.
+	TPOverlapShare float64 `json:"tp_overlap_share"`
+	// CPAllGather runs context parallelism as an all-gather of the keys
+	// and values before the attention (Meta's Llama 3, PyTorch's
+	// context_parallel with the allgather rotate method, torchtitan's
+	// default) instead of Megatron-Core's ring of point-to-point
+	// exchanges, each hidden behind one block's attention.
+	CPAllGather bool `json:"cp_all_gather"`
 	// OverlapP2P hides pipeline sends and receives behind compute
 	// (Megatron-Core --overlap-p2p-comm); off, they are exposed.
 	OverlapP2P bool `json:"overlap_p2p"`

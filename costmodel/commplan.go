@@ -18,6 +18,9 @@ const (
 	nameCPFwd      = "cp: K/V ring, forward"
 	nameCPBwd      = "cp: K/V and gradient ring, backward"
 	nameCPRec      = "cp: K/V ring, recompute"
+	nameCPAGFwd    = "cp: K/V all-gather, forward"
+	nameCPRSBwd    = "cp: K/V gradient reduce-scatter, backward"
+	nameCPAGRec    = "cp: K/V all-gather, recompute"
 	namePP         = "pp: stage-boundary activations and gradients"
 	namePPGather   = "pp: all-gather after scatter/gather"
 	namePPEmbed    = "pp: tied embedding gradients"
@@ -61,13 +64,25 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 	pass := c.perPass * (c.a.time + c.b.time)
 	c.fwd, c.bwd = pass, pass
 	if e.a.TPCommOverlap {
-		c.fwd = exposedAfter(pass, in.dense.fwd.gemm)
-		c.bwd = exposedAfter(pass, in.dense.bwd.gemm)
+		c.fwd = e.tpExposed(pass, in.dense.fwd.gemm)
+		c.bwd = e.tpExposed(pass, in.dense.bwd.gemm)
 	}
 	if p.Recompute == Full {
 		c.rec = c.fwd
 	}
 	return c
+}
+
+// tpExposed is the part of a pass's tensor-parallel collectives of time t
+// that overlap with the pass's GEMMs (time g) leaves exposed:
+// t - share x min(t, g), share = TPOverlapShare. Overlap splits each GEMM
+// into chunks that wait for their data and shares the SMs and memory
+// with the collective (Wang et al. 2022, "Overlap Communication with
+// Dependent Computation via Decomposition"; torchtitan's AsyncTP and
+// Transformer Engine userbuffers implement it), so it hides a share of
+// the collective, not all of it.
+func (e *Evaluator) tpExposed(t, g float64) float64 {
+	return t - e.a.TPOverlapShare*min(t, g)
 }
 
 // tpPass records one pass of a layer's TP collectives over layers layers,
@@ -134,45 +149,84 @@ func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, la
 	}
 }
 
-// cpLayerComm is one layer's context-parallel ring for one micro-batch:
-// cp-1 exchanges of the local keys and values forward, twice that
-// backward (keys and values, and their gradients), each overlapped with
-// the attention kernel of the previous block.
+// cpLayerComm is one layer's context-parallel exchange of keys and values
+// for one micro-batch (cpRing or cpAllGather).
 func (e *Evaluator) cpLayerComm(in *stepInput) layerComm {
 	p := in.p
-	var c layerComm
 	if p.CP == 1 {
-		return c
+		return layerComm{}
 	}
 	m, sh := e.m, in.sh
 	width := 2 * sh.kv * float64(m.HeadDim)
 	if a := m.MLA; a != nil {
 		width = sh.heads * float64(a.QKNopeDim+a.QKRopeDim+a.VDim)
 	}
-	c.opA, c.perPass = SendRecv, float64(p.CP-1)
-	c.a = e.cost(SendRecv, sh.tokens*width*in.r.e, in.pl.cp)
-	c.fwd = exposedAfter(c.perPass*c.a.time, in.dense.core.total())
-	c.bwd = exposedAfter(2*c.perPass*c.a.time, in.dense.coreBwd.total())
+	local := sh.tokens * width * in.r.e // this rank's keys and values
+	block := in.dense.core.total() / float64(p.CP)
+	blockBwd := in.dense.coreBwd.total() / float64(p.CP)
+	var c layerComm
+	if e.a.CPAllGather {
+		c = e.cpAllGather(in, local, block, blockBwd)
+	} else {
+		c = e.cpRing(in, local, block, blockBwd)
+	}
 	if p.Recompute != NoRecompute {
 		c.rec = c.fwd
 	}
 	return c
 }
 
+// cpRing is Megatron-Core's ring attention (Liu et al. 2023, "Ring
+// Attention with Blockwise Transformers"; Megatron-Core
+// context_parallel docs): cp-1 exchanges of a block of keys and values
+// forward, each hidden only behind the attention of the block already
+// held, so a step exposes max(0, exchange - block) where block is 1/cp of
+// the rank's attention; backward exchanges the keys and values and their
+// gradients (two messages) behind one block of the backward kernel.
+func (e *Evaluator) cpRing(in *stepInput, local, block, blockBwd float64) layerComm {
+	c := layerComm{opA: SendRecv, opB: SendRecv, perPass: float64(in.p.CP - 1)}
+	c.a = e.cost(SendRecv, local, in.pl.cp)
+	c.b = c.a
+	c.fwd = c.perPass * exposedAfter(c.a.time, block)
+	c.bwd = c.perPass * exposedAfter(2*c.a.time, blockBwd)
+	return c
+}
+
+// cpAllGather gathers every rank's keys and values before the attention
+// and reduce-scatters their gradients after its backward (Dubey et al.
+// 2024, sec. 3.3.2: the all-gather "is exposed in the critical path"; it
+// overlaps at most the attention of the rank's own block, which needs no
+// remote data).
+func (e *Evaluator) cpAllGather(in *stepInput, local, block, blockBwd float64) layerComm {
+	cp := float64(in.p.CP)
+	c := layerComm{opA: AllGather, opB: ReduceScatter, perPass: 1}
+	c.a = e.cost(AllGather, cp*local, in.pl.cp)
+	c.b = e.cost(ReduceScatter, cp*local, in.pl.cp)
+	c.fwd = exposedAfter(c.a.time, block)
+	c.bwd = exposedAfter(c.b.time, blockBwd)
+	return c
+}
+
+// cpComm records stage's context-parallel traffic over its layers: the
+// forward exchange, the backward one (twice the messages on the ring),
+// and the recompute forward's.
 func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers float64) {
 	p, c := in.p, in.cp
 	if p.CP == 1 {
 		return
 	}
-	msg := c.a.bytes
-	item := func(name string, calls, exposed float64) commItem {
-		return commItem{name: name, kind: CommCP, op: SendRecv, g: in.pl.cp, msg: msg, calls: calls * layers,
-			cost: c.a, exposed: exposed * layers, overlap: overlapAttn, source: srcCPComm}
+	item := func(name string, op Collective, k commCost, calls, exposed float64) commItem {
+		return commItem{name: name, kind: CommCP, op: op, g: in.pl.cp, msg: k.bytes / busFactor(op, p.CP),
+			calls: calls * layers, cost: k, exposed: exposed * layers, overlap: overlapAttn, source: srcCPComm}
 	}
-	st.addComm(set, item(nameCPFwd, c.perPass, c.fwd), true, in.m)
-	st.addComm(set, item(nameCPBwd, 2*c.perPass, c.bwd), true, in.m)
+	fwd, bwd, rec, bwdCalls := nameCPFwd, nameCPBwd, nameCPRec, 2*c.perPass
+	if c.opA == AllGather {
+		fwd, bwd, rec, bwdCalls = nameCPAGFwd, nameCPRSBwd, nameCPAGRec, c.perPass
+	}
+	st.addComm(set, item(fwd, c.opA, c.a, c.perPass, c.fwd), true, in.m)
+	st.addComm(set, item(bwd, c.opB, c.b, bwdCalls, c.bwd), true, in.m)
 	if p.Recompute != NoRecompute {
-		st.addComm(set, item(nameCPRec, c.perPass, c.rec), true, in.m)
+		st.addComm(set, item(rec, c.opA, c.a, c.perPass, c.rec), true, in.m)
 	}
 }
 

@@ -57,6 +57,7 @@ func (a *Assumptions) setPerformanceDefaults() {
 	a.ScaleOutHopLatency = 9.6e-6
 	a.OverlapGradReduce = true
 	a.OverlapParamGather = true
+	a.TPOverlapShare = 1
 	a.RankOrder = DefaultRankOrder
 }
 
@@ -80,6 +81,9 @@ func (a Assumptions) validatePerformance() error {
 		if !(l.v >= 0 && l.v < 1) {
 			return fmt.Errorf("costmodel: %s %v is not in [0, 1 s)", l.name, l.v)
 		}
+	}
+	if !(a.TPOverlapShare >= 0 && a.TPOverlapShare <= 1) {
+		return fmt.Errorf("costmodel: tp overlap share %g is not in [0, 1]", a.TPOverlapShare)
 	}
 	if !(a.SustainedClock >= 0 && a.SustainedClock <= 1) {
 		return fmt.Errorf("costmodel: sustained clock %g is not in [0, 1] (0: the GPU's default)", a.SustainedClock)

@@ -22,6 +22,8 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.a.TPCommOverlap, "tp-comm-overlap", d.TPCommOverlap, "hide tensor-parallel collectives behind the layer GEMMs")
 	fs.BoolVar(&f.a.OverlapGradReduce, "overlap-grad-reduce", d.OverlapGradReduce, "overlap the data-parallel gradient reduction with the backward pass")
 	fs.BoolVar(&f.a.OverlapParamGather, "overlap-param-gather", d.OverlapParamGather, "overlap ZeRO-1/2's weight all-gather with the next forward")
+	fs.Float64Var(&f.a.TPOverlapShare, "tp-overlap-share", d.TPOverlapShare, "share of the overlappable tensor-parallel communication --tp-comm-overlap hides")
+	fs.BoolVar(&f.a.CPAllGather, "cp-all-gather", d.CPAllGather, "context parallelism all-gathers keys and values (Llama 3, torchtitan) instead of Megatron's ring")
 	fs.BoolVar(&f.a.OverlapP2P, "overlap-p2p", d.OverlapP2P, "hide pipeline sends and receives behind compute")
 	fs.BoolVar(&f.a.UnfusedElementwise, "unfused-elementwise", d.UnfusedElementwise, "norms, rotary embeddings and SwiGLU as unfused eager PyTorch kernels")
 	fs.Float64Var(&f.a.GEMMEfficiency, "gemm-efficiency", d.GEMMEfficiency, "share of the tensor-core peak matrix multiplies reach")
@@ -39,6 +41,7 @@ func (f *perfFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error
 	a.RankOrder = costmodel.RankOrder(f.order)
 	a.TPCommOverlap, a.OverlapGradReduce, a.OverlapParamGather, a.OverlapP2P = p.TPCommOverlap, p.OverlapGradReduce, p.OverlapParamGather, p.OverlapP2P
 	a.UnfusedElementwise, a.SustainedClock = p.UnfusedElementwise, p.SustainedClock
+	a.TPOverlapShare, a.CPAllGather = p.TPOverlapShare, p.CPAllGather
 	a.GEMMEfficiency, a.AttentionEfficiency, a.HBMEfficiency = p.GEMMEfficiency, p.AttentionEfficiency, p.HBMEfficiency
 	a.ScaleUpEfficiency, a.ScaleOutEfficiency = p.ScaleUpEfficiency, p.ScaleOutEfficiency
 	a.KernelOverhead = hardware.Seconds(f.kernelUS / 1e6)

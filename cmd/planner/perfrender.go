@@ -82,11 +82,15 @@ func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) 
 	on := map[bool]string{true: "on", false: "off"}
 	fmt.Fprintf(w, "step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
-		"overlap: gradient reduce %s, weight gather %s, tp %s, pp %s; unfused elementwise %s; rank order %s\n",
+		"overlap: gradient reduce %s, weight gather %s, tp %s (hides %.0f%% of what it overlaps), pp %s; context parallelism %s; unfused elementwise %s; rank order %s\n",
 		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
-		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], on[a.OverlapP2P], on[a.UnfusedElementwise], orderName(a.RankOrder))
+		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], 100*a.TPOverlapShare, on[a.OverlapP2P],
+		cpStyle[a.CPAllGather], on[a.UnfusedElementwise], orderName(a.RankOrder))
 }
+
+// cpStyle names the context-parallel exchange by CPAllGather.
+var cpStyle = map[bool]string{false: "ring", true: "all-gather"}
 
 func orderName(o costmodel.RankOrder) string {
 	if o == "" {
