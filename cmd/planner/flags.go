@@ -108,7 +108,8 @@ func (c *clusterFlags) totalGPUs() int {
 				per = g.ScaleUpDomain
 			}
 		}
-		return c.nodes * per
+		n, _ := hardware.MulCount(c.nodes, per)
+		return n // 0 when out of range: resolve names the bad count
 	}
 	return c.gpus
 }

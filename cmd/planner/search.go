@@ -137,8 +137,8 @@ func (f *searchFlags) options() (search.Options, error) {
 		return o, err
 	}
 	o.Job, o.Top = job, f.top
-	if f.top < 1 {
-		return o, badInputf("--top %d must be at least 1", f.top)
+	if f.top < 1 || f.top > hardware.MaxTop {
+		return o, badInputf("--top %d is not in [1, %d]", f.top, hardware.MaxTop)
 	}
 	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
 		ZeRO: f.zero.vals, MicroBatch: f.mbs.vals, Recompute: f.recompute.vals, SP: f.sp.vals}

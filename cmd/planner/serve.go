@@ -66,8 +66,8 @@ func (f *serveCmdFlags) query() (search.ServeQuery, error) {
 	if f.json && f.markdown {
 		return q, badInputf("--json and --markdown exclude each other; choose one")
 	}
-	if f.top < 0 {
-		return q, badInputf("--top %d: give a positive number of layouts, or 0 for all", f.top)
+	if f.top < 0 || f.top > hardware.MaxTop {
+		return q, badInputf("--top %d is not in [0, %d] (0 lists all layouts)", f.top, hardware.MaxTop)
 	}
 	if f.gpus < 0 || f.gpusPerNode < 0 {
 		return q, badInputf("--gpus %d and --gpus-per-node %d must not be negative", f.gpus, f.gpusPerNode)

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostile is one hostile input: the command line, the exit code it must
+// give and a phrase its stderr must hold.
+type hostile struct {
+	args string
+	code int
+	want string
+}
+
+// hostileInputs are the findings of a hostile-input run, each with the
+// answer it must now give. The fuzzer seeds its corpus with them.
+var hostileInputs = []hostile{
+	{"search --model llama3-8b --gpus 8 --top 9223372036854775807", 2, "--top 9223372036854775807 is not in [1, 1000]"},
+	{"search --model llama3-8b --gpus 8 --top 100000000", 2, "is not in [1, 1000]"},
+	{"serve --model llama3-8b --top 100000000", 2, "--top 100000000 is not in [0, 1000]"},
+	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
+	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
+}
+
+func runLine(t *testing.T, line string) (int, string, string) {
+	t.Helper()
+	return runCLI(t, strings.Fields(line)...)
+}
+
+func TestHostileInputs(t *testing.T) {
+	for _, h := range hostileInputs {
+		code, _, errs := runLine(t, h.args)
+		if code != h.code || !strings.Contains(errs, h.want) {
+			t.Errorf("planner %s: exit %d, stderr %q; want exit %d and %q", h.args, code, errs, h.code, h.want)
+		}
+	}
+}
+
+// TestPanicExits3: a panic is reported as a bug with exit 3, not as bad
+// input.
+func TestPanicExits3(t *testing.T) {
+	commands["panic-test"] = command{"", func([]string, io.Writer, io.Writer) error { panic("boom") }}
+	defer delete(commands, "panic-test")
+	code, _, errs := runCLI(t, "panic-test")
+	if code != exitBug || !strings.Contains(errs, "internal error") || !strings.Contains(errs, "boom") {
+		t.Errorf("exit %d, stderr %.200q", code, errs)
+	}
+}
+
+// writeTempFile writes content to a file named name in a fresh directory.
+func writeTempFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClusterFileOverflow: a cluster file whose nodes x GPUs per node
+// overflows is refused, not answered for a wrapped count.
+func TestClusterFileOverflow(t *testing.T) {
+	p := writeTempFile(t, "cluster.json", `{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2305843009213693953}`)
+	for _, cmd := range []string{"estimate", "search"} {
+		code, _, errs := runCLI(t, cmd, "--model", "llama3-8b", "--cluster", p)
+		if code != 2 || !strings.Contains(errs, "2305843009213693953 nodes") {
+			t.Errorf("%s --cluster: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
+}
