@@ -1,11 +1,12 @@
 package costmodel
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // hfConfig holds the config.json keys the planner reads. Pointers tell a
@@ -68,8 +69,11 @@ var HFModelTypes = []string{"deepseek_v3", "gpt2", "gpt_oss", "llama", "mistral"
 // model_type or a dimension out of range is an error that names it.
 func ParseHFConfig(r io.Reader, name string) (*Model, error) {
 	var c hfConfig
-	dec := json.NewDecoder(io.LimitReader(r, 1<<22))
-	if err := dec.Decode(&c); err != nil {
+	b, err := hardware.ReadAll(r, "config.json "+name)
+	if err != nil {
+		return nil, fmt.Errorf("costmodel: %w", err)
+	}
+	if err := hardware.DecodeOne(b, &c, false); err != nil {
 		return nil, fmt.Errorf("costmodel: config.json %s: %w", name, err)
 	}
 	if !slices.Contains(HFModelTypes, c.ModelType) {
