@@ -24,6 +24,8 @@ var hostileInputs = []hostile{
 	{"serve --model llama3-8b --top 100000000", 2, "--top 100000000 is not in [0, 1000]"},
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
+	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --pp 10 --gpus 10 --gpus-per-node 1", 0, ""},
 }
 
 func runLine(t *testing.T, line string) (int, string, string) {
