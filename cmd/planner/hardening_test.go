@@ -25,6 +25,10 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"search --model llama3-8b --hbm-fraction 0.01", 1, "a budget of 855 MB per GPU (1% of 85.5 GB) leaves no room beside the CUDA context"},
+	{"search --model llama3-405b --gpu l40s --max-gpus 8", 1, "above the 8 searched (raise --max-gpus"},
+	{"search --model llama3-405b --gpus 8", 1, "nothing fits"},
+	{"serve --model llama3.1-405b --gpus 1", 1, "nothing fits"},
 	{"estimate --model llama3-8b --pp 10 --gpus 10 --gpus-per-node 1", 0, ""},
 }
 

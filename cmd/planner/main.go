@@ -25,6 +25,10 @@ const (
 	exitBug   = 3
 )
 
+// errNothingFits ends a search or serve whose answer, printed in full, is
+// that nothing fits: the CLI exits 1.
+var errNothingFits = errors.New("nothing fits (the output above shows the nearest misses and what would change that)")
+
 // command is one subcommand: it parses its own flags from args.
 type command struct {
 	summary string

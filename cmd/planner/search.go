@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,10 +105,19 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r, err := search.Search(m, g, perNode, a, o)
+	if errors.Is(err, search.ErrNothingFits) {
+		return err
+	}
 	if err != nil {
 		return badInput(err)
 	}
-	return f.write(stdout, m, r)
+	if err := f.write(stdout, m, r); err != nil {
+		return err
+	}
+	if len(r.Plans) == 0 {
+		return errNothingFits
+	}
+	return nil
 }
 
 // write prints the result in the format the flags ask for.

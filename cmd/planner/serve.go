@@ -51,13 +51,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case f.json:
-		return writeJSON(stdout, r)
+		err = writeJSON(stdout, r)
 	case f.markdown:
 		writeServeResult(stdout, q, r, f.top, markdownStyle)
 	default:
 		writeServeResult(stdout, q, r, f.top, textStyle)
 	}
-	return nil
+	if err == nil && r.Best() == nil {
+		err = errNothingFits
+	}
+	return err
 }
 
 // query turns the flags into a search query.
