@@ -29,3 +29,20 @@ func TestNewClusterOverflow(t *testing.T) {
 		t.Errorf("NewCluster with wrapping nodes: %v", err)
 	}
 }
+
+// TestHugeQuantities: a quantity beyond the largest prefix prints with an
+// exponent, never as hundreds of digits.
+func TestHugeQuantities(t *testing.T) {
+	for _, tt := range []struct {
+		got, want string
+	}{
+		{Bytes(1e300).String(), "1e+282 EB"},
+		{Bytes(1.05e300 * 1e6).String(), "1.05e+288 EB"},
+		{Bytes(2.5e20).String(), "250 EB"},
+		{Seconds(1e300).String(), "1e+300 s"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
