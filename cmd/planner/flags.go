@@ -51,7 +51,7 @@ type clusterFlags struct {
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.gpu, "gpu", "h100-sxm", "GPU: a catalog name (planner gpus) or a GPU .json file")
-	fs.StringVar(&c.cluster, "cluster", "", "cluster .json file: {\"gpu\": ..., \"gpus_per_node\": 8, \"nodes\": 16} (overrides --gpu, --nodes)")
+	fs.StringVar(&c.cluster, "cluster", "", "cluster .json file: {\"gpu\": ..., \"gpus_per_node\": 8, \"nodes\": 16} (instead of --gpu, --gpus, --nodes, --gpus-per-node)")
 	fs.IntVar(&c.gpus, "gpus", 0, "total GPUs (default: the plan's tp*pp*cp*dp)")
 	fs.IntVar(&c.nodes, "nodes", 0, "nodes (alternative to --gpus)")
 	fs.IntVar(&c.gpusPerNode, "gpus-per-node", 0, "GPUs per node, the NVLink domain (default: the GPU's domain, 72 for gb200)")

@@ -25,6 +25,13 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --gpus 0", 2, "--gpus 0 is not a GPU count"},
+	{"estimate --model llama3-8b --nodes 0", 2, "--nodes 0 is not a node count"},
+	{"estimate --model llama3-8b --sp", 2, "--sp has no effect with --tp 1"},
+	{"estimate --model llama3-8b --mode serve --zero 1", 2, "--zero has no effect with --mode serve (it is a training flag)"},
+	{"estimate --model llama3-8b --mode serve --stages", 2, "--stages has no effect with --mode serve"},
+	{"estimate --model llama3-8b --users 4", 2, "--users has no effect with --mode train (it is a serving flag; add --mode serve)"},
+	{"estimate --model llama3-8b --mode serve --tp 2 --users 4", 0, ""},
 	{"estimate --model llama3-8b --cuda-context-gb 1e300", 2, "--cuda-context-gb 1e+300 is not in [0, 1000]"},
 	{"estimate --model llama3-8b --nccl-mib 1e300", 2, "--nccl-mib 1e+300 is not in [0, 1e+06]"},
 	{"estimate --model llama3-8b --kernel-overhead-us 1e300", 2, "--kernel-overhead-us 1e+300 is not in [0, 1e+06]"},
@@ -69,6 +76,20 @@ func writeTempFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestClusterFileExcludesCountFlags: a cluster file names the hardware,
+// so --gpus, --nodes, --gpus-per-node and --gpu beside it are refused.
+func TestClusterFileExcludesCountFlags(t *testing.T) {
+	p := writeTempFile(t, "cluster.json", `{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2}`)
+	for _, cmd := range []string{"estimate", "search"} {
+		for _, extra := range []string{"--gpus", "--nodes", "--gpus-per-node"} {
+			code, _, errs := runCLI(t, cmd, "--model", "llama3-8b", "--cluster", p, extra, "8")
+			if code != 2 || !strings.Contains(errs, "--cluster and "+extra+" exclude each other") {
+				t.Errorf("%s --cluster %s 8: exit %d, stderr %q", cmd, extra, code, errs)
+			}
+		}
+	}
 }
 
 // TestClusterFileOverflow: a cluster file whose nodes x GPUs per node

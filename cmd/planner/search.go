@@ -85,6 +85,9 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f.set = setFlags(fs)
+	if err := checkClusterFlags(f.set, &f.cluster); err != nil {
+		return err
+	}
 	m, err := loadModel(f.model)
 	if err != nil {
 		return err
