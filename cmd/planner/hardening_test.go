@@ -25,6 +25,8 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --cp 3", 2, "cp=3 does not split seq=4096 into 2*cp equal chunks (valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
+	{"search --model llama3-8b --gpus 8 --cp 3", 2, "(valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 	{"estimate --model llama3-8b --gpus 0", 2, "--gpus 0 is not a GPU count"},
 	{"estimate --model llama3-8b --nodes 0", 2, "--nodes 0 is not a node count"},
 	{"estimate --model llama3-8b --sp", 2, "--sp has no effect with --tp 1"},
