@@ -1,11 +1,12 @@
 package costmodel
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // hfConfig holds the config.json keys the planner reads. Pointers tell a
@@ -68,8 +69,11 @@ var HFModelTypes = []string{"deepseek_v3", "gpt2", "gpt_oss", "llama", "mistral"
 // model_type or a dimension out of range is an error that names it.
 func ParseHFConfig(r io.Reader, name string) (*Model, error) {
 	var c hfConfig
-	dec := json.NewDecoder(io.LimitReader(r, 1<<22))
-	if err := dec.Decode(&c); err != nil {
+	b, err := hardware.ReadAll(r, "config.json "+name)
+	if err != nil {
+		return nil, fmt.Errorf("costmodel: %w", err)
+	}
+	if err := hardware.DecodeOne(b, &c, false); err != nil {
 		return nil, fmt.Errorf("costmodel: config.json %s: %w", name, err)
 	}
 	if !slices.Contains(HFModelTypes, c.ModelType) {
@@ -189,9 +193,12 @@ func (r *reader) fail(format string, args ...any) {
 	}
 }
 
-// sliding reads the sliding-window attention layers: gpt-oss lists them
-// in layer_types; Mistral applies the window to every layer; Qwen2 only
-// when use_sliding_window is set.
+// sliding reads the sliding-window attention layers as Hugging Face
+// transformers' modeling code applies them for each model_type: a config
+// that lists layer_types (gpt-oss, newer configs of every family) names
+// each layer; Mistral and Mixtral window every layer; Qwen2, Qwen3 and
+// Qwen3-MoE only with use_sliding_window true (false by default), on the
+// layers from max_window_layers on; Llama and DeepSeek-V3 ignore the key.
 func (r *reader) sliding(m *Model) {
 	c := r.c
 	if c.SlidingWindow == nil || *c.SlidingWindow <= 0 {
@@ -204,12 +211,12 @@ func (r *reader) sliding(m *Model) {
 				m.SlidingLayers++
 			}
 		}
-	case c.UseSlidingWindow != nil && !*c.UseSlidingWindow:
-		return
-	case c.UseSlidingWindow != nil:
-		m.SlidingLayers = m.Layers - min(opt(c.MaxWindowLayers, m.Layers), m.Layers)
-	default:
+	case c.ModelType == "mistral" || c.ModelType == "mixtral":
 		m.SlidingLayers = m.Layers
+	case c.ModelType == "qwen2" || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe":
+		if optBool(c.UseSlidingWindow, false) {
+			m.SlidingLayers = m.Layers - min(max(opt(c.MaxWindowLayers, m.Layers), 0), m.Layers)
+		}
 	}
 	if m.SlidingLayers > 0 {
 		m.SlidingWindow = *c.SlidingWindow

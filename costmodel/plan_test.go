@@ -65,7 +65,7 @@ func TestNormalizeErrors(t *testing.T) {
 		{"absurd mbs", func(p *Plan) { p.MicroBatch = 1 << 40 }, 0, "mbs=1099511627776 is not in"},
 		{"batch", func(p *Plan) { p.DP = 2; p.GlobalBatch = 3 }, 0, "gbs=3 is not a multiple of mbs*dp"},
 		{"cp eager", func(p *Plan) { p.CP = 2; p.Attention = Eager }, 0, "needs FlashAttention"},
-		{"cp seq", func(p *Plan) { p.CP = 3; p.Seq = 4096 }, 0, "not divisible by 2*cp = 6"},
+		{"cp seq", func(p *Plan) { p.CP = 3; p.Seq = 4096 }, 0, "cp=3 does not split seq=4096 into 2*cp equal chunks (valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 		{"vpp without pp", func(p *Plan) { p.VPP = 2 }, 0, "vpp=2 needs pp > 1"},
 		{"pp beyond layers", func(p *Plan) { p.PP = 81 }, 0, "pp=81 exceeds the 80 layers"},
 		{"sp split", func(p *Plan) { p.SP = true; p.Seq = 4100 }, 0, "sequence parallelism splits"},

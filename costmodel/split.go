@@ -46,10 +46,7 @@ func (p Plan) balanceLayers(layers int) (Plan, error) {
 	case p.PP == 1:
 		return p, fmt.Errorf("costmodel: first/last stage layers (%d, %d) need pp > 1", f, l)
 	case f == 0 && l == 0:
-		c := (layers + p.PP*v - 1) / (p.PP * v)
-		d := c*p.PP*v - layers
-		p.FirstStageLayers = c - (d+1)/2 + (v-1)*c
-		p.LastStageLayers = c - d/2 + (v-1)*c
+		p.FirstStageLayers, p.LastStageLayers = balancedEnds(layers, p.PP, v)
 	case f == 0 || l == 0:
 		set := f + l
 		if (layers-set)%(p.PP-1) != 0 {
@@ -63,6 +60,43 @@ func (p Plan) balanceLayers(layers int) (Plan, error) {
 		}
 	}
 	return p, p.checkSplit(layers)
+}
+
+// balancedEnds is the default uneven split of layers over pp ranks of v
+// chunks: the valid split whose most loaded rank holds the fewest layers,
+// and of those the one with the largest middle chunk. Every chunk but the
+// two end chunks holds c layers and the end chunks share the other
+// e = layers - (pp*v-2)*c, the first the smaller half; c starts at
+// ceil(layers/(pp*v)), which is the answer whenever its end chunks are
+// valid (not negative, and not empty without interleaving). A smaller c
+// moves layers to the end chunks: 32 layers on pp 10 are 3 on each of the
+// 8 middle stages and 4 on each end. pp 2 has no middle rank, so c is
+// the balanced chunk (middleChunk). Without interleaving pp <= layers
+// always has a valid split. Interleaved chunks keep c: a smaller one
+// would heap the layers on the end ranks (32 layers on pp 4 with v 5 have
+// no split of chunks of 2, and chunks of 1 would put 11 on each end), so
+// such a plan is refused and the search moves on.
+func balancedEnds(layers, pp, v int) (first, last int) {
+	c := (layers + pp*v - 1) / (pp * v)
+	ends := func(c int) (int, int) {
+		e := layers - (pp*v-2)*c
+		return e/2 + (v-1)*c, e - e/2 + (v-1)*c
+	}
+	if pp == 2 || v > 1 {
+		return ends(c)
+	}
+	best, load := 0, 0
+	for ; c >= 1; c-- {
+		f, l := ends(c)
+		e0 := f - (v-1)*c
+		if e0 < 0 || f < 1 || v == 1 && e0 < 1 {
+			continue
+		}
+		if m := max(v*c, l); best == 0 || m < load {
+			best, load = c, m
+		}
+	}
+	return ends(max(best, 1))
 }
 
 // checkSplit verifies an uneven split: end ranks with at least one layer,

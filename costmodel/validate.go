@@ -121,7 +121,7 @@ func (p Plan) checkSequence() error {
 		// Megatron-Core splits the sequence into 2*cp chunks to balance
 		// the causal mask across ranks.
 		if p.Seq%(2*p.CP) != 0 {
-			return fmt.Errorf("costmodel: seq=%d is not divisible by 2*cp = %d", p.Seq, 2*p.CP)
+			return fmt.Errorf("costmodel: cp=%d does not split seq=%d into 2*cp equal chunks (valid cp: %s)", p.CP, p.Seq, ValidCPList(p.Seq))
 		}
 	}
 	if p.SP && (p.Seq/p.CP)%p.TP != 0 {

@@ -73,10 +73,6 @@ func ClusterForGPUs(g GPU, gpus, gpusPerNode int) (Cluster, error) {
 	return NewCluster(g, gpusPerNode, gpus/gpusPerNode)
 }
 
-// MaxGPUs bounds cluster sizes: a million GPUs is beyond any cluster built,
-// and the bound keeps products of plan degrees far from integer overflow.
-const MaxGPUs = 1 << 20
-
 // GPUs is the total GPU count.
 func (c Cluster) GPUs() int { return c.GPUsPerNode * c.Nodes }
 
@@ -89,7 +85,7 @@ func (c Cluster) Validate() error {
 		return fmt.Errorf("hardware: %d GPUs per node is not in [1, %d] (the %s scale-up domain)",
 			c.GPUsPerNode, c.GPU.ScaleUpDomain, c.GPU.Name)
 	}
-	if c.Nodes < 1 || c.GPUs() > MaxGPUs {
+	if _, ok := MulCount(c.Nodes, c.GPUsPerNode); !ok || c.Nodes < 1 {
 		return fmt.Errorf("hardware: %d nodes of %d GPUs is not in [1, %d] GPUs", c.Nodes, c.GPUsPerNode, MaxGPUs)
 	}
 	if c.Nodes > 1 && c.GPU.ScaleOut == 0 {

@@ -130,15 +130,30 @@ func (f clusterFile) gpu() (GPU, error) {
 	return GPU{}, fmt.Errorf("hardware: cluster file gpu %s is neither a name nor an object", raw)
 }
 
-// strictDecode decodes exactly one JSON value and rejects unknown keys.
+// strictDecode decodes exactly one JSON value of at most MaxFileBytes,
+// rejecting unknown keys and anything but white space after the value.
 func strictDecode(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
+	b, err := ReadAll(r, "the file")
+	if err != nil {
+		return err
+	}
+	return DecodeOne(b, v, true)
+}
+
+// DecodeOne decodes the one JSON value in b into v; strict rejects keys v
+// has no field for. Anything after the value but white space is an error
+// that quotes it.
+func DecodeOne(b []byte, v any, strict bool) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON object")
+	rest := bytes.TrimSpace(b[dec.InputOffset():])
+	if len(rest) > 0 {
+		return fmt.Errorf("trailing data %q after the JSON object", string(rest[:min(len(rest), 20)]))
 	}
 	return nil
 }

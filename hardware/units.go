@@ -149,12 +149,15 @@ func siFormat(v float64, unit string) string {
 	return sig3(v) + " " + unit
 }
 
-// sig3 prints v with three significant digits and no exponent.
+// sig3 prints v with three significant digits, without an exponent up to
+// a million (beyond the largest prefix, "1.05e+300"; never 300 digits).
 func sig3(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a == 0:
 		return "0"
+	case a >= 999_999.5 || math.IsNaN(v):
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	case a >= 99.95:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 9.995:

@@ -1,10 +1,12 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -71,8 +73,7 @@ func (s *searcher) fewest() error {
 	s.r.MinGPUs = s.minGPUs()
 	counts := slices.Collect(s.counts())
 	if len(counts) == 0 {
-		s.r.Notes = append(s.r.Notes, fmt.Sprintf("no GPU count up to %d can hold the model states: at least %d GPUs are needed", s.o.MaxGPUs, s.r.MinGPUs))
-		return nil
+		return s.noCount()
 	}
 	for i, n := range counts {
 		cs, out, err := s.count(n, s.o.Workers, s.o.Top, false)
@@ -164,10 +165,33 @@ func (s *searcher) minGPUs() int {
 	j := s.o.Job
 	states := bytesPerParam(j, s.a) * s.m.Params().Total
 	room := float64(hardware.Bytes(s.a.HBMFraction)*s.g.HBM - s.a.CUDAContext - s.a.TrainWorkspace)
-	if room <= 0 {
-		return math.MaxInt32
+	n := math.Ceil(states / room)
+	if room <= 0 || n > hardware.MaxGPUs {
+		return hardware.MaxGPUs + 1
 	}
-	return max(1, int(math.Ceil(states/room)))
+	return max(1, int(n))
+}
+
+// ErrNothingFits reports that no GPU count the search may try can hold
+// the model states; its message says why and what to change.
+var ErrNothingFits = errors.New("nothing fits")
+
+// noCount explains why no GPU count up to MaxGPUs can hold the model
+// states: a budget with no room beside the fixed overheads, or more GPUs
+// than the search may try.
+func (s *searcher) noCount() error {
+	a, g := s.a, s.g
+	budget := hardware.Bytes(a.HBMFraction) * g.HBM
+	if budget <= a.CUDAContext+a.TrainWorkspace {
+		return fmt.Errorf("search: %w: a budget of %v per GPU (%g%% of %v) leaves no room beside the CUDA context (%v) and the workspace (%v); raise --hbm-fraction",
+			ErrNothingFits, budget, 100*a.HBMFraction, g.HBM, a.CUDAContext, a.TrainWorkspace)
+	}
+	need := "more than " + strconv.Itoa(hardware.MaxGPUs)
+	if s.r.MinGPUs <= hardware.MaxGPUs {
+		need = strconv.Itoa(s.r.MinGPUs)
+	}
+	return fmt.Errorf("search: %w: the model states need %s GPUs with a budget of %v each, above the %d searched (raise --max-gpus, at most %d, or --hbm-fraction)",
+		ErrNothingFits, need, budget, s.o.MaxGPUs, hardware.MaxGPUs)
 }
 
 // bytesPerParam is the model-state bytes per parameter of the job,

@@ -196,8 +196,8 @@ func validate(m *costmodel.Model, g hardware.GPU, perNode int, a costmodel.Assum
 		return err
 	}
 	switch {
-	case o.Top < 0 || o.Misses < 0:
-		return fmt.Errorf("search: top %d and misses %d must not be negative", o.Top, o.Misses)
+	case o.Top < 0 || o.Top > hardware.MaxTop || o.Misses < 0 || o.Misses > hardware.MaxTop:
+		return fmt.Errorf("search: top %d and misses %d must be in [0, %d]", o.Top, o.Misses, hardware.MaxTop)
 	case o.Objective == Throughput && (o.GPUs < 1 || o.GPUs > hardware.MaxGPUs):
 		return fmt.Errorf("search: gpus=%d is not in [1, %d]", o.GPUs, hardware.MaxGPUs)
 	case o.Objective == Throughput:

@@ -291,7 +291,7 @@ func cpErr(job Job, c int) error {
 		return fmt.Errorf("search: cp=%d needs FlashAttention (ring attention); the job uses %s attention", c, job.Attention)
 	}
 	if job.Seq%(2*c) != 0 {
-		return fmt.Errorf("search: cp=%d does not split seq=%d into 2*cp equal chunks", c, job.Seq)
+		return fmt.Errorf("search: cp=%d does not split seq=%d into 2*cp equal chunks (valid cp: %s)", c, job.Seq, costmodel.ValidCPList(job.Seq))
 	}
 	return nil
 }

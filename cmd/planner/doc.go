@@ -19,8 +19,17 @@
 //	validate   predicted step times against the published measurements
 //
 // Every command takes -h for its flags and --json for machine output in
-// raw base units (bytes as integers). Bad input exits with status 2 and a
-// message that names the bad value and what would be valid.
+// raw base units (bytes as integers).
+//
+// # Exit status
+//
+//	0  an answer (an estimate whose plan does not fit is still an answer)
+//	1  no answer: a search or serve that finds nothing that fits (its
+//	   output still shows the nearest misses and what would change
+//	   that), or a failure while running
+//	2  bad input, with one line naming the flag, the value and what
+//	   would be valid
+//	3  a bug in the planner: a panic, printed with its stack
 //
 // # Estimate
 //
@@ -163,7 +172,7 @@
 //	$ planner search --model llama3-405b --gpus 16384 --tp 8 --pp 16 --cp 1 --mbs 1 --overlap-p2p --hbm-fraction 0.95 --top 5
 //
 // When nothing fits, the nearest misses, by how much they are over, and
-// what would close the gap:
+// what would close the gap; the command exits 1:
 //
 //	$ planner search --model llama3-70b --gpus 8 --seq 32768 --gbs 64
 //

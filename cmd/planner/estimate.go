@@ -36,6 +36,15 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f.plan.set = setFlags(fs)
+	if f.mode != "train" && f.mode != "serve" {
+		return badInputf("--mode %q is not train or serve", f.mode)
+	}
+	if err := checkClusterFlags(f.plan.set, &f.cluster); err != nil {
+		return err
+	}
+	if err := f.checkModeFlags(f.plan.set); err != nil {
+		return err
+	}
 	m, err := loadModel(f.model)
 	if err != nil {
 		return err

@@ -51,7 +51,7 @@ type clusterFlags struct {
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.gpu, "gpu", "h100-sxm", "GPU: a catalog name (planner gpus) or a GPU .json file")
-	fs.StringVar(&c.cluster, "cluster", "", "cluster .json file: {\"gpu\": ..., \"gpus_per_node\": 8, \"nodes\": 16} (overrides --gpu, --nodes)")
+	fs.StringVar(&c.cluster, "cluster", "", "cluster .json file: {\"gpu\": ..., \"gpus_per_node\": 8, \"nodes\": 16} (instead of --gpu, --gpus, --nodes, --gpus-per-node)")
 	fs.IntVar(&c.gpus, "gpus", 0, "total GPUs (default: the plan's tp*pp*cp*dp)")
 	fs.IntVar(&c.nodes, "nodes", 0, "nodes (alternative to --gpus)")
 	fs.IntVar(&c.gpusPerNode, "gpus-per-node", 0, "GPUs per node, the NVLink domain (default: the GPU's domain, 72 for gb200)")
@@ -108,7 +108,8 @@ func (c *clusterFlags) totalGPUs() int {
 				per = g.ScaleUpDomain
 			}
 		}
-		return c.nodes * per
+		n, _ := hardware.MulCount(c.nodes, per)
+		return n // 0 when out of range: resolve names the bad count
 	}
 	return c.gpus
 }
@@ -176,10 +177,28 @@ func (f *assumptionFlags) register(fs *flag.FlagSet) {
 
 func (f *assumptionFlags) resolve() (costmodel.Assumptions, error) {
 	a := f.a
+	for _, v := range []struct {
+		name string
+		v    float64
+		max  float64
+	}{{"cuda-context-gb", f.ctxGB, 1000}, {"nccl-mib", f.ncclMiB, 1e6}, {"train-workspace-gb", f.trainWS, 1000}, {"serve-workspace-gb", f.serveWS, 1000}} {
+		if err := floatIn(v.name, v.v, 0, v.max); err != nil {
+			return a, err
+		}
+	}
 	a.CUDAContext = hardware.Bytes(f.ctxGB) * hardware.GB
 	a.NCCLPerGroup = hardware.Bytes(f.ncclMiB) * hardware.MiB
 	a.TrainWorkspace = hardware.Bytes(f.trainWS) * hardware.GB
 	a.ServeWorkspace = hardware.Bytes(f.serveWS) * hardware.GB
 	a.GradAccumFP32 = f.gradFP32
 	return a, badInput(a.Validate())
+}
+
+// floatIn checks a float flag against [lo, hi] in the flag's own unit, so
+// the error quotes the value as given.
+func floatIn(name string, v, lo, hi float64) error {
+	if !(v >= lo && v <= hi) {
+		return badInputf("--%s %g is not in [%g, %g]", name, v, lo, hi)
+	}
+	return nil
 }

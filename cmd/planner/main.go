@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -14,13 +15,19 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit codes: 0 success (a plan that does not fit is still a successful
-// answer), 1 a failure while running, 2 bad input.
+// Exit codes: 0 an answer, 1 no answer (a search or serve that finds
+// nothing that fits, or a failure while running), 2 bad input, 3 a bug in
+// the planner (a panic, reported with its stack).
 const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	exitBug   = 3
 )
+
+// errNothingFits ends a search or serve whose answer, printed in full, is
+// that nothing fits: the CLI exits 1.
+var errNothingFits = errors.New("nothing fits (the output above shows the nearest misses and what would change that)")
 
 // command is one subcommand: it parses its own flags from args.
 type command struct {
@@ -54,8 +61,16 @@ func badInput(err error) error {
 
 func badInputf(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// run executes the CLI and returns its exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// run executes the CLI and returns its exit code. A panic is a bug: it is
+// reported with its stack and exits 3, never 2, so it cannot pass for bad
+// input.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "planner: internal error (a bug; please report it with the command line): %v\n%s", p, debug.Stack())
+			code = exitBug
+		}
+	}()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {

@@ -38,6 +38,9 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 // apply copies the step-time fields into a.
 func (f *perfFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error) {
 	p := f.a
+	if err := floatIn("kernel-overhead-us", f.kernelUS, 0, 1e6); err != nil {
+		return a, err
+	}
 	a.RankOrder = costmodel.RankOrder(f.order)
 	a.TPCommOverlap, a.OverlapGradReduce, a.OverlapParamGather, a.OverlapP2P = p.TPCommOverlap, p.OverlapGradReduce, p.OverlapParamGather, p.OverlapP2P
 	a.UnfusedElementwise, a.SustainedClock = p.UnfusedElementwise, p.SustainedClock

@@ -55,6 +55,9 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 			return p, badInputf("--%s %d is not in [1, %d]", d.name, d.v, hardware.MaxGPUs)
 		}
 	}
+	if f.sp && f.tp == 1 {
+		return p, badInputf("--sp has no effect with --tp 1 (sequence parallelism splits activations over the tensor-parallel ranks; give --tp > 1 or drop --sp)")
+	}
 	if f.dp < 0 || f.dp > hardware.MaxGPUs {
 		return p, badInputf("--dp %d is not in [1, %d]", f.dp, hardware.MaxGPUs)
 	}

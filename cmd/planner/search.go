@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,6 +85,9 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f.set = setFlags(fs)
+	if err := checkClusterFlags(f.set, &f.cluster); err != nil {
+		return err
+	}
 	m, err := loadModel(f.model)
 	if err != nil {
 		return err
@@ -104,10 +108,19 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r, err := search.Search(m, g, perNode, a, o)
+	if errors.Is(err, search.ErrNothingFits) {
+		return err
+	}
 	if err != nil {
 		return badInput(err)
 	}
-	return f.write(stdout, m, r)
+	if err := f.write(stdout, m, r); err != nil {
+		return err
+	}
+	if len(r.Plans) == 0 {
+		return errNothingFits
+	}
+	return nil
 }
 
 // write prints the result in the format the flags ask for.
@@ -137,8 +150,8 @@ func (f *searchFlags) options() (search.Options, error) {
 		return o, err
 	}
 	o.Job, o.Top = job, f.top
-	if f.top < 1 {
-		return o, badInputf("--top %d must be at least 1", f.top)
+	if f.top < 1 || f.top > hardware.MaxTop {
+		return o, badInputf("--top %d is not in [1, %d]", f.top, hardware.MaxTop)
 	}
 	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
 		ZeRO: f.zero.vals, MicroBatch: f.mbs.vals, Recompute: f.recompute.vals, SP: f.sp.vals}

@@ -51,13 +51,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case f.json:
-		return writeJSON(stdout, r)
+		err = writeJSON(stdout, r)
 	case f.markdown:
 		writeServeResult(stdout, q, r, f.top, markdownStyle)
 	default:
 		writeServeResult(stdout, q, r, f.top, textStyle)
 	}
-	return nil
+	if err == nil && r.Best() == nil {
+		err = errNothingFits
+	}
+	return err
 }
 
 // query turns the flags into a search query.
@@ -66,8 +69,8 @@ func (f *serveCmdFlags) query() (search.ServeQuery, error) {
 	if f.json && f.markdown {
 		return q, badInputf("--json and --markdown exclude each other; choose one")
 	}
-	if f.top < 0 {
-		return q, badInputf("--top %d: give a positive number of layouts, or 0 for all", f.top)
+	if f.top < 0 || f.top > hardware.MaxTop {
+		return q, badInputf("--top %d is not in [0, %d] (0 lists all layouts)", f.top, hardware.MaxTop)
 	}
 	if f.gpus < 0 || f.gpusPerNode < 0 {
 		return q, badInputf("--gpus %d and --gpus-per-node %d must not be negative", f.gpus, f.gpusPerNode)

@@ -25,7 +25,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--model", "llama3-70b", "--gpus-per-node", "16"}, "16 GPUs per node"},
 		{[]string{"serve", "--model", "llama3-70b", "--block-size", "-16"}, "--block-size -16"},
 		{[]string{"serve", "--model", "llama3-70b", "--decode-hbm-efficiency", "1.5"}, "serving HBM efficiency 1.5"},
-		{[]string{"serve", "--model", "llama3-70b", "--allreduce-us", "-1"}, "all-reduce latency"},
+		{[]string{"serve", "--model", "llama3-70b", "--allreduce-us", "-1"}, "--allreduce-us -1 is not in [0, 1e+06]"},
 		{[]string{"serve", "--model", "llama3-70b", "--json", "--markdown"}, "--json and --markdown"},
 		{[]string{"serve", "--model", "llama3-70b", "--top", "-1"}, "--top -1"},
 		{[]string{"serve", "--model", "llama3-7b"}, "closest: llama3-70b"},

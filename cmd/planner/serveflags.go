@@ -81,6 +81,12 @@ func (f *speedFlags) register(fs *flag.FlagSet) {
 
 // apply sets the serving-speed fields of a and checks them.
 func (f *speedFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error) {
+	if err := floatIn("allreduce-us", f.allReduceUS, 0, 1e6); err != nil {
+		return a, err
+	}
+	if err := floatIn("network-us", f.networkUS, 0, 1e6); err != nil {
+		return a, err
+	}
 	a.ServeHBMEfficiency, a.ServeFLOPEfficiency, a.ServeLinkEfficiency = f.hbm, f.flop, f.link
 	a.ServeAllReduceLatency = hardware.Seconds(f.allReduceUS / 1e6)
 	a.ServeNetworkLatency = hardware.Seconds(f.networkUS / 1e6)

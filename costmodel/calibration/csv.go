@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // measuredCSV is a verbatim copy of the calibration set
@@ -86,7 +88,11 @@ func (r Row) Metric(key string) (float64, bool) {
 // Read parses a calibration CSV: a header with at least the required
 // columns, then one row per line, each with a unique row_id.
 func Read(rd io.Reader) ([]Row, error) {
-	cr := csv.NewReader(rd)
+	b, err := hardware.ReadAll(rd, "the calibration CSV")
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	cr := csv.NewReader(bytes.NewReader(b))
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("calibration: reading the header: %w", err)

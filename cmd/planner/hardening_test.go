@@ -1,0 +1,107 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostile is one hostile input: the command line, the exit code it must
+// give and a phrase its stderr must hold.
+type hostile struct {
+	args string
+	code int
+	want string
+}
+
+// hostileInputs are the findings of a hostile-input run, each with the
+// answer it must now give. The fuzzer seeds its corpus with them.
+var hostileInputs = []hostile{
+	{"search --model llama3-8b --gpus 8 --top 9223372036854775807", 2, "--top 9223372036854775807 is not in [1, 1000]"},
+	{"search --model llama3-8b --gpus 8 --top 100000000", 2, "is not in [1, 1000]"},
+	{"serve --model llama3-8b --top 100000000", 2, "--top 100000000 is not in [0, 1000]"},
+	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
+	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
+	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --cp 3", 2, "cp=3 does not split seq=4096 into 2*cp equal chunks (valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
+	{"search --model llama3-8b --gpus 8 --cp 3", 2, "(valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
+	{"estimate --model llama3-8b --gpus 0", 2, "--gpus 0 is not a GPU count"},
+	{"estimate --model llama3-8b --nodes 0", 2, "--nodes 0 is not a node count"},
+	{"estimate --model llama3-8b --sp", 2, "--sp has no effect with --tp 1"},
+	{"estimate --model llama3-8b --mode serve --zero 1", 2, "--zero has no effect with --mode serve (it is a training flag)"},
+	{"estimate --model llama3-8b --mode serve --stages", 2, "--stages has no effect with --mode serve"},
+	{"estimate --model llama3-8b --users 4", 2, "--users has no effect with --mode train (it is a serving flag; add --mode serve)"},
+	{"estimate --model llama3-8b --mode serve --tp 2 --users 4", 0, ""},
+	{"estimate --model llama3-8b --cuda-context-gb 1e300", 2, "--cuda-context-gb 1e+300 is not in [0, 1000]"},
+	{"estimate --model llama3-8b --nccl-mib 1e300", 2, "--nccl-mib 1e+300 is not in [0, 1e+06]"},
+	{"estimate --model llama3-8b --kernel-overhead-us 1e300", 2, "--kernel-overhead-us 1e+300 is not in [0, 1e+06]"},
+	{"serve --model llama3-8b --network-us NaN", 2, "--network-us NaN is not in [0, 1e+06]"},
+	{"search --model llama3-8b --hbm-fraction 0.01", 1, "a budget of 855 MB per GPU (1% of 85.5 GB) leaves no room beside the CUDA context"},
+	{"search --model llama3-405b --gpu l40s --max-gpus 8", 1, "above the 8 searched (raise --max-gpus"},
+	{"search --model llama3-405b --gpus 8", 1, "nothing fits"},
+	{"serve --model llama3.1-405b --gpus 1", 1, "nothing fits"},
+	{"estimate --model llama3-8b --pp 10 --gpus 10 --gpus-per-node 1", 0, ""},
+}
+
+func runLine(t *testing.T, line string) (int, string, string) {
+	t.Helper()
+	return runCLI(t, strings.Fields(line)...)
+}
+
+func TestHostileInputs(t *testing.T) {
+	for _, h := range hostileInputs {
+		code, _, errs := runLine(t, h.args)
+		if code != h.code || !strings.Contains(errs, h.want) {
+			t.Errorf("planner %s: exit %d, stderr %q; want exit %d and %q", h.args, code, errs, h.code, h.want)
+		}
+	}
+}
+
+// TestPanicExits3: a panic is reported as a bug with exit 3, not as bad
+// input.
+func TestPanicExits3(t *testing.T) {
+	commands["panic-test"] = command{"", func([]string, io.Writer, io.Writer) error { panic("boom") }}
+	defer delete(commands, "panic-test")
+	code, _, errs := runCLI(t, "panic-test")
+	if code != exitBug || !strings.Contains(errs, "internal error") || !strings.Contains(errs, "boom") {
+		t.Errorf("exit %d, stderr %.200q", code, errs)
+	}
+}
+
+// writeTempFile writes content to a file named name in a fresh directory.
+func writeTempFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClusterFileExcludesCountFlags: a cluster file names the hardware,
+// so --gpus, --nodes, --gpus-per-node and --gpu beside it are refused.
+func TestClusterFileExcludesCountFlags(t *testing.T) {
+	p := writeTempFile(t, "cluster.json", `{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2}`)
+	for _, cmd := range []string{"estimate", "search"} {
+		for _, extra := range []string{"--gpus", "--nodes", "--gpus-per-node"} {
+			code, _, errs := runCLI(t, cmd, "--model", "llama3-8b", "--cluster", p, extra, "8")
+			if code != 2 || !strings.Contains(errs, "--cluster and "+extra+" exclude each other") {
+				t.Errorf("%s --cluster %s 8: exit %d, stderr %q", cmd, extra, code, errs)
+			}
+		}
+	}
+}
+
+// TestClusterFileOverflow: a cluster file whose nodes x GPUs per node
+// overflows is refused, not answered for a wrapped count.
+func TestClusterFileOverflow(t *testing.T) {
+	p := writeTempFile(t, "cluster.json", `{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2305843009213693953}`)
+	for _, cmd := range []string{"estimate", "search"} {
+		code, _, errs := runCLI(t, cmd, "--model", "llama3-8b", "--cluster", p)
+		if code != 2 || !strings.Contains(errs, "2305843009213693953 nodes") {
+			t.Errorf("%s --cluster: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
+}
