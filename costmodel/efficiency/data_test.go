@@ -77,3 +77,43 @@ func lookup(t testing.TB, name string) hardware.GPU {
 	}
 	return g
 }
+
+// attentionSamples reads testdata/attention_context.csv by catalog GPU
+// and format.
+func attentionSamples(t testing.TB) map[gemmKey][]AttentionSample {
+	out := map[gemmKey][]AttentionSample{}
+	for _, r := range readCSV(t, "attention_context.csv") {
+		f, err := ParseFormat(r["attn_dtype"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := gemmKey{datasetGPU[r["gpu"]], f}
+		out[k] = append(out[k], AttentionSample{Batch: num(t, r["batch"]), Seq: num(t, r["isl"]),
+			Heads: num(t, r["num_heads"]), KVHeads: num(t, r["num_kv_heads"]), HeadDim: num(t, r["head_dim"]),
+			Seconds: num(t, r["latency_ms"]) / 1e3})
+	}
+	return out
+}
+
+// attentionSets builds the attention fit sets of the named GPUs for f.
+func attentionSets(t testing.TB, data map[gemmKey][]AttentionSample, gpus []string, f Format) []AttentionSet {
+	var sets []AttentionSet
+	for _, name := range gpus {
+		if s := data[gemmKey{name, f}]; len(s) > 0 {
+			sets = append(sets, AttentionSet{GPU: name, Base: baseAttention(lookup(t, name), f), Samples: s})
+		}
+	}
+	return sets
+}
+
+// attentionSetErrors is the error over all rows of the sets under p.
+func attentionSetErrors(p Params, sets []AttentionSet) Errors {
+	var rel []float64
+	for _, s := range sets {
+		a := p.ApplyAttention(s.Base)
+		for _, r := range s.Samples {
+			rel = append(rel, abs(a.Measured(r)/r.Seconds-1))
+		}
+	}
+	return summarize(rel)
+}

@@ -55,8 +55,7 @@ type Errors struct {
 // Log error weighs a 3 us and a 30 ms kernel alike, as a step-time model
 // needs. Deterministic: Nelder-Mead draws no random numbers.
 func FitGEMM(sets []Set, start Params) (Params, error) {
-	loss := func(x []float64) float64 {
-		p := fromX(x)
+	return fitLog(start, func(p Params) float64 {
 		var sum float64
 		for _, s := range sets {
 			c := p.Apply(s.Base)
@@ -66,8 +65,14 @@ func FitGEMM(sets []Set, start Params) (Params, error) {
 			}
 		}
 		return sum
-	}
-	res, err := optimize.Minimize(optimize.Problem{Func: loss}, toX(start),
+	})
+}
+
+// fitLog minimizes loss over the four parameters with Nelder-Mead in the
+// logit/log coordinates of toX.
+func fitLog(start Params, loss func(Params) float64) (Params, error) {
+	f := func(x []float64) float64 { return loss(fromX(x)) }
+	res, err := optimize.Minimize(optimize.Problem{Func: f}, toX(start),
 		&optimize.Settings{FuncEvaluations: 6000}, &optimize.NelderMead{})
 	if err != nil && res == nil {
 		return Params{}, err

@@ -37,6 +37,29 @@ func TestPrintFits(t *testing.T) {
 	}
 }
 
+// TestPrintAttentionFits prints the attention fit table (PRINT_FITS=1).
+func TestPrintAttentionFits(t *testing.T) {
+	if os.Getenv("PRINT_FITS") == "" {
+		t.Skip("set PRINT_FITS=1")
+	}
+	data := attentionSamples(t)
+	for a := hardware.Ampere; a <= hardware.BlackwellUltra; a++ {
+		for _, f := range []Format{BF16, FP8} {
+			sets := attentionSets(t, data, fitGPUs[a], f)
+			if len(sets) == 0 {
+				continue
+			}
+			p, err := FitAttention(sets, attentionStart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := attentionSetErrors(p, sets)
+			fmt.Printf("\t{hardware.%v, %v, Params{%.4g, %.4g, %.4g, %.4g}, Errors{%d, %.4f, %.4f, %.4f}},\n",
+				archIdent[a], formatIdent[f], p.Ceiling, p.KHalf, p.Launch, p.HBMEff, e.Rows, e.RMS, e.Median, e.P90)
+		}
+	}
+}
+
 var archIdent = map[hardware.Arch]string{hardware.Ampere: "Ampere", hardware.Ada: "Ada", hardware.Hopper: "Hopper", hardware.Blackwell: "Blackwell", hardware.BlackwellUltra: "BlackwellUltra"}
 var formatIdent = map[Format]string{BF16: "BF16", FP8: "FP8", FP8Block: "FP8Block", NVFP4: "NVFP4"}
 
