@@ -53,7 +53,10 @@ type GPU struct {
 	// SustainedClock is the share of the datasheet tensor-core peak the
 	// GPU sustains under full load at its power limit (the peak assumes a
 	// boost clock it cannot hold); 0 means no measurement, the datasheet
-	// peak.
+	// peak. Only Hopper SXM has a public figure; A100 and the Blackwell
+	// parts are left at 0 until one is published. The kernel curves of
+	// costmodel/efficiency are fitted on short runs at the unthrottled
+	// clock, so this share is applied once, on top of them.
 	SustainedClock float64 `json:"sustained_clock,omitempty"`
 	// Sources cites each figure, keyed by field.
 	Sources map[string]string `json:"sources,omitempty"`

@@ -33,6 +33,8 @@ func TestAttentionFitsReproduce(t *testing.T) {
 		var rel []float64
 		for _, s := range sets {
 			now, stored := p.ApplyAttention(s.Base), fit.p.ApplyAttention(s.Base)
+			g := AttentionErrors(now, s.Samples)
+			t.Logf("    %-9s rows %4d  rms %.3f  median %.3f  p90 %.3f", s.GPU, g.Rows, g.RMS, g.Median, g.P90)
 			for _, r := range s.Samples {
 				rel = append(rel, abs(now.Measured(r)/stored.Measured(r)-1))
 			}

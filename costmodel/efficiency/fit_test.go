@@ -42,6 +42,12 @@ func TestFitsReproduce(t *testing.T) {
 		e := setErrors(now, sets)
 		t.Logf("%-15v %-9v rows %5d  rms %.3f  median %.3f  p90 %.3f  (ceiling %.3f, KHalf %.0f, launch %.2f us, HBM %.2f)",
 			fit.arch, fit.format, e.Rows, e.RMS, e.Median, e.P90, p.Ceiling, p.KHalf, p.Launch*1e6, p.HBMEff)
+		for i, s := range sets {
+			g := ErrorsOf(now[i], s.Samples)
+			b := ErrorsOf(now[i], trainingShapes(s.Samples))
+			t.Logf("    %-9s rows %5d  rms %.3f  median %.3f  p90 %.3f | training shapes %4d rows  median %.3f  p90 %.3f",
+				s.GPU, g.Rows, g.RMS, g.Median, g.P90, b.Rows, b.Median, b.P90)
+		}
 		if d := predictionDrift(now, stored, sets); d > 0.005 {
 			t.Errorf("%v %v: constants drift from the refit: median prediction change %.4f; refit %#v", fit.arch, fit.format, d, p)
 		}
@@ -52,6 +58,18 @@ func TestFitsReproduce(t *testing.T) {
 			t.Errorf("%v %v: median %.3f, p90 %.3f exceed the bound %.2f, %.2f", fit.arch, fit.format, e.Median, e.P90, med, p90)
 		}
 	}
+}
+
+// trainingShapes keeps the rows shaped like training GEMMs: m (tokens
+// of a micro-batch) at least 1024 and n, k at least 1024.
+func trainingShapes(rows []Sample) []Sample {
+	var out []Sample
+	for _, r := range rows {
+		if r.M >= 1024 && r.N >= 1024 && r.K >= 1024 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // predictionDrift is the median |a/b - 1| of two curves' predictions.
