@@ -37,6 +37,30 @@ const (
 	srcClockHopper = "tile-ai/TileOPs#1588 (H200 at 700 W cannot reliably sustain a locked 1830 MHz; 1500 MHz is realistic); deepseek-ai/DeepGEMM#120 (H800 from 1980 to 1575 MHz when power-limited)"
 )
 
+// Sources of the architecture, SM counts and block-scaled peaks.
+const (
+	srcSMA100  = "[A100-WP] NVIDIA A100 Tensor Core GPU Architecture whitepaper: A100 has 108 SMs (GA100, SM80)"
+	srcSMH100  = "[H100-WP] NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 has 132 SMs (GH100, SM90); H200 is the same GH100 configuration with HBM3e"
+	srcSMB200  = "[b200-sms] public B200 device queries: 148 SMs (SM100), e.g. the MPK paper's B200 platform (148 SMs) and the TRT-LLM MLA decode notes (B200 148 SMs, GB300 152 SMs)"
+	srcSMB300  = "[b300-sms] public B300 SXM6 AC device queries: 148 SMs (SM103); see also /work/shared/hardware-specs.md, B300 row"
+	srcSMGB200 = "[gb200-sms] public GB200 device queries: 152 SMs (SM100), e.g. cudaOccupancyMaxActiveClusters notes 'On GB200 (152 SMs)'"
+	srcSML40S  = "[L40S] L40S datasheet: 568 fourth-generation Tensor Cores = 142 SMs x 4 (AD102, SM89)"
+	srcCUMI    = "[MI300X] AMD CDNA 3 whitepaper and product page: 304 compute units"
+	srcFP4B200 = "[HGX-B200] nvidia.com/data-center/hgx, HGX B200 column: FP4 Tensor Core 144 PFLOPS sparse | 72 dense per 8 GPUs = 9 PFLOP/s dense per GPU; FP8/FP6 72 PFLOPS dense (MXFP8 runs at the FP8 rate)"
+	srcFP4B300 = "[DGXB300-DS] HGX/DGX B300: FP4 Tensor Core 144 PFLOPS sparse | 108 dense per 8 GPUs = 13.5 PFLOP/s dense per GPU (the per-GPU row rounds to 14); FP8 72 PFLOPS dense"
+	srcFP4GB   = "[GB200] nvidia.com/en-us/data-center/gb200-nvl72: FP4 Tensor Core 1,440 PFLOPS with sparsity per 72 GPUs = 10 PFLOP/s dense per GPU; FP8/FP6 720 PFLOPS sparse"
+)
+
+// withArch adds the sources of the architecture and SM count, and of the
+// block-scaled peaks where fp4 is given.
+func withArch(m map[string]string, sms, fp4 string) map[string]string {
+	m["arch"], m["sms"] = sms, sms
+	if fp4 != "" {
+		m["peak_mxfp8"], m["peak_fp4"] = fp4, fp4
+	}
+	return m
+}
+
 // hopperClock is the sustained share of the Hopper SXM datasheet peak.
 const hopperClock = 1500.0 / 1830
 
@@ -57,44 +81,51 @@ var catalog = []GPU{
 	{Name: "a100-40gb", Description: "NVIDIA A100-SXM4-40GB", HBM: 40960 * MiB, HBMQuoted: "40 GB HBM2",
 		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 1555 * GBPerSecond,
 		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond,
-		Sources: src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100),
+		Arch: Ampere, SMs: 108,
+		Sources: withArch(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcSMA100, ""),
 		Notes:   "driver total 40960 MiB on current drivers (40536 MiB on R470)"},
 	{Name: "a100-80gb", Description: "NVIDIA A100-SXM4-80GB", HBM: 81920 * MiB, HBMQuoted: "80 GB HBM2e",
 		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 2039 * GBPerSecond,
 		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond,
-		Sources: src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100)},
+		Arch: Ampere, SMs: 108,
+		Sources: withArch(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcSMA100, "")},
 	{Name: "h100-sxm", Description: "NVIDIA H100 SXM5 80GB", HBM: 81559 * MiB, HBMQuoted: "80 GB HBM3",
 		PeakBF16: 989 * TFLOPPerSecond, PeakFP8: 1979 * TFLOPPerSecond, MemBandwidth: 3350 * GBPerSecond,
 		ScaleUp: 450 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
-		SustainedClock: hopperClock,
-		Sources:        withClock(src(srcSmiH100, srcH100, srcH100, srcH100, srcH100, srcNetH), srcClockHopper)},
+		SustainedClock: hopperClock, Arch: Hopper, SMs: 132,
+		Sources: withArch(withClock(src(srcSmiH100, srcH100, srcH100, srcH100, srcH100, srcNetH), srcClockHopper), srcSMH100, "")},
 	{Name: "h200", Description: "NVIDIA H200 SXM 141GB", HBM: 143771 * MiB, HBMQuoted: "141 GB HBM3e",
 		PeakBF16: 989 * TFLOPPerSecond, PeakFP8: 1979 * TFLOPPerSecond, MemBandwidth: 4800 * GBPerSecond,
 		ScaleUp: 450 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
-		SustainedClock: hopperClock,
-		Sources:        withClock(src(srcSmiH200, srcH200, srcH200, srcH200, srcH200, srcNetH), srcClockHopper)},
+		SustainedClock: hopperClock, Arch: Hopper, SMs: 132,
+		Sources: withArch(withClock(src(srcSmiH200, srcH200, srcH200, srcH200, srcH200, srcNetH), srcClockHopper), srcSMH100, "")},
 	{Name: "b200", Description: "NVIDIA B200 (HGX/DGX)", HBM: 183359 * MiB, HBMQuoted: "180 GB HBM3e",
 		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
-		Sources: src(srcSmiB200, srcB200, srcB200, srcB200, srcB200, srcNetH),
+		PeakMXFP8: 4500 * TFLOPPerSecond, PeakFP4: 9000 * TFLOPPerSecond, Arch: Blackwell, SMs: 148,
+		Sources: withArch(src(srcSmiB200, srcB200, srcB200, srcB200, srcB200, srcNetH), srcSMB200, srcFP4B200),
 		Notes:   "8 TB/s is nominal; the driver's 7680-bit bus gives 7.67 TB/s (pytorch/ao#4002)"},
 	{Name: "b300", Description: "NVIDIA B300 SXM6 AC (HGX/DGX)", HBM: 275040 * MiB, HBMQuoted: "288 GB HBM3e",
 		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 800 * GbitPerSecond,
-		Sources: src(srcSmiB300, srcB300, srcB300, srcB300, srcB300, srcNetB300)},
+		PeakMXFP8: 4500 * TFLOPPerSecond, PeakFP4: 13500 * TFLOPPerSecond, Arch: BlackwellUltra, SMs: 148,
+		Sources: withArch(src(srcSmiB300, srcB300, srcB300, srcB300, srcB300, srcNetB300), srcSMB300, srcFP4B300)},
 	{Name: "gb200", Description: "NVIDIA GB200 NVL72 (per GPU)", HBM: 189471 * MiB, HBMQuoted: "186 GB HBM3e (13.4 TB / 72)",
 		PeakBF16: 2500 * TFLOPPerSecond, PeakFP8: 5000 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 400 * GbitPerSecond,
-		Sources: src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB)},
+		PeakMXFP8: 5000 * TFLOPPerSecond, PeakFP4: 10000 * TFLOPPerSecond, Arch: Blackwell, SMs: 152,
+		Sources: withArch(src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB), srcSMGB200, srcFP4GB)},
 	{Name: "mi300x", Description: "AMD Instinct MI300X", HBM: 206141652992, HBMQuoted: "192 GB HBM3",
 		PeakBF16: 1307.4 * TFLOPPerSecond, PeakFP8: 2614.9 * TFLOPPerSecond, MemBandwidth: 5300 * GBPerSecond,
 		ScaleUp: 448 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond,
-		Sources: src(srcSmiMI, srcMI300X, srcMI300X, srcMI300X, srcMI300X, srcNetMI),
+		Arch: CDNA3, SMs: 304,
+		Sources: withArch(src(srcSmiMI, srcMI300X, srcMI300X, srcMI300X, srcMI300X, srcNetMI), srcCUMI, ""),
 		Notes:   "Infinity Fabric is point-to-point: 64 GB/s per direction per peer, 448 GB/s with all 7 peers busy (8-GPU collectives)"},
 	{Name: "l40s", Description: "NVIDIA L40S", HBM: 46068 * MiB, HBMQuoted: "48 GB GDDR6",
 		PeakBF16: 362 * TFLOPPerSecond, PeakFP8: 733 * TFLOPPerSecond, MemBandwidth: 864 * GBPerSecond,
 		ScaleUp: 32 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 0,
-		Sources: src(srcModal, srcL40S, srcL40S, srcL40S, srcL40S, "none: L40S servers have no standard scale-out NIC"),
+		Arch: Ada, SMs: 142,
+		Sources: withArch(src(srcModal, srcL40S, srcL40S, srcL40S, srcL40S, "none: L40S servers have no standard scale-out NIC"), srcSML40S, ""),
 		Notes:   "no NVLink: GPUs in one server talk over PCIe Gen4 x16 (32 GB/s per direction); the 8-GPU server is an assumption; give a cluster file for a network"},
 }
 

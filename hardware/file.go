@@ -25,6 +25,10 @@ type gpuFile struct {
 	ScaleUpDomain   int      `json:"scale_up_domain"`
 	ScaleOutGbits   float64  `json:"scale_out_gbit_per_s"`
 	SustainedClock  float64  `json:"sustained_clock"`
+	MXFP8TFLOPs     float64  `json:"mxfp8_tflops"`
+	FP4TFLOPs       float64  `json:"fp4_tflops"`
+	Arch            Arch     `json:"arch"`
+	SMs             int      `json:"sms"`
 	Notes           string   `json:"notes"`
 }
 
@@ -69,8 +73,11 @@ func ParseGPU(r io.Reader) (GPU, error) {
 		ScaleUpDomain:  f.ScaleUpDomain,
 		ScaleOut:       Bandwidth(f.ScaleOutGbits) * GbitPerSecond,
 		SustainedClock: f.SustainedClock,
-		Notes:          f.Notes,
-		Sources:        map[string]string{"all": "user file"},
+		PeakMXFP8:      FLOPRate(f.MXFP8TFLOPs) * TFLOPPerSecond,
+		PeakFP4:        FLOPRate(f.FP4TFLOPs) * TFLOPPerSecond,
+		Arch:           f.Arch, SMs: f.SMs,
+		Notes:   f.Notes,
+		Sources: map[string]string{"all": "user file"},
 	}
 	if g.Description == "" {
 		g.Description = g.Name + " (custom)"

@@ -3,6 +3,7 @@ package hardware
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // GPU describes one accelerator: what the planner needs to size memory,
@@ -28,6 +29,17 @@ type GPU struct {
 	// PeakFP8 is zero when the GPU has no FP8 tensor cores.
 	PeakBF16 FLOPRate `json:"peak_bf16_flop_per_s"`
 	PeakFP8  FLOPRate `json:"peak_fp8_flop_per_s"`
+	// PeakMXFP8 and PeakFP4 are the dense peaks of the block-scaled
+	// formats of datacenter Blackwell (OCP MXFP8; NVFP4, 16-element
+	// blocks with FP8 scales); zero where the tensor cores lack them.
+	PeakMXFP8 FLOPRate `json:"peak_mxfp8_flop_per_s,omitempty"`
+	PeakFP4   FLOPRate `json:"peak_fp4_flop_per_s,omitempty"`
+	// Arch is the architecture generation; it picks the fitted
+	// kernel-efficiency curves (package costmodel/efficiency).
+	Arch Arch `json:"arch,omitempty"`
+	// SMs is the number of streaming multiprocessors (compute units on
+	// AMD): the tiles of one kernel wave. Zero: not known.
+	SMs int `json:"sms,omitempty"`
 	// MemBandwidth is the HBM (or GDDR) bandwidth.
 	MemBandwidth Bandwidth `json:"mem_bandwidth_bytes_per_s"`
 	// ScaleUp is the per-direction bandwidth of one GPU into its
@@ -41,7 +53,10 @@ type GPU struct {
 	// SustainedClock is the share of the datasheet tensor-core peak the
 	// GPU sustains under full load at its power limit (the peak assumes a
 	// boost clock it cannot hold); 0 means no measurement, the datasheet
-	// peak.
+	// peak. Only Hopper SXM has a public figure; A100 and the Blackwell
+	// parts are left at 0 until one is published. The kernel curves of
+	// costmodel/efficiency are fitted on short runs at the unthrottled
+	// clock, so this share is applied once, on top of them.
 	SustainedClock float64 `json:"sustained_clock,omitempty"`
 	// Sources cites each figure, keyed by field.
 	Sources map[string]string `json:"sources,omitempty"`
@@ -97,6 +112,12 @@ func (g GPU) Validate() error {
 		return fmt.Errorf("hardware: GPU %s: scale-up domain %d is not in [1, 65536]", g.Name, g.ScaleUpDomain)
 	case !(g.SustainedClock >= 0 && g.SustainedClock <= 1):
 		return fmt.Errorf("hardware: GPU %s: sustained clock %g is not in [0, 1]", g.Name, g.SustainedClock)
+	case g.PeakMXFP8 < 0 || g.PeakMXFP8 > 1e18 || g.PeakFP4 < 0 || g.PeakFP4 > 1e18:
+		return fmt.Errorf("hardware: GPU %s: MXFP8 peak %v and FP4 peak %v must be 0 (none) or positive", g.Name, g.PeakMXFP8, g.PeakFP4)
+	case g.SMs < 0 || g.SMs > 1<<14:
+		return fmt.Errorf("hardware: GPU %s: SM count %d is not in [0, 16384]", g.Name, g.SMs)
+	case g.Arch < ArchUnknown || g.Arch > CDNA3:
+		return fmt.Errorf("hardware: GPU %s: architecture %v is not one of %s", g.Name, g.Arch, strings.Join(archNames[1:], ", "))
 	case g.ScaleOut < 0 || g.ScaleOut > 1e14:
 		return fmt.Errorf("hardware: GPU %s: scale-out bandwidth %v must be 0 (none) or positive", g.Name, g.ScaleOut)
 	}

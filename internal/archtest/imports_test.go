@@ -14,6 +14,7 @@ var allowed = map[string][]string{
 	"hardware":              {"internal/names"},
 	"costmodel":             {"hardware", "internal/names"},
 	"costmodel/calibration": {"hardware", "costmodel"},
+	"costmodel/efficiency":  {"hardware"},
 	"search":                {"hardware", "costmodel", "internal/names"},
 	"kernel":                {"hardware", "costmodel", "search"},
 	"cmd/planner":           {"hardware", "costmodel", "costmodel/calibration", "search"},
