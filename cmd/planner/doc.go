@@ -118,14 +118,16 @@
 //
 // # Validate
 //
-// The step-time model against the 83 published measurements of
-// costmodel/calibration/testdata/measured.csv: the fit of its three
-// fitted parameters, every row's predicted and measured step time (or
-// tokens/s per GPU, or layer time) with the relative error and the
-// settings the source leaves unstated, the error per source, the memory
-// of rows that ran out of it, and the rows that cannot be modeled with
-// the reason. --csv reads another file with the same columns; --json
-// prints all of it as JSON.
+// The step-time model against the 83 + 239 published measurements of
+// costmodel/calibration/testdata/measured.csv and measured-modern.csv:
+// the fit of its three fitted parameters, every row's predicted and
+// measured step time (or tokens/s per GPU, or layer time) with the
+// relative error and the settings the source leaves unstated, the error
+// per source and per source x GPU generation x format (median, signed
+// median, 90th percentile), the leave-one-source-out error, each
+// accuracy target with met or not met, the memory of rows that ran out
+// of it, and the rows that cannot be modeled with the reason. --csv reads
+// another file with the same columns; --json prints all of it as JSON.
 //
 //	$ planner validate
 //

@@ -20,8 +20,11 @@ func TestValidateJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(a), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Rows)+len(out.Skipped) != 83 || out.All.Median > calibration.TargetMedian || len(out.Memory) != 1 {
-		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.All.Median, len(out.Memory))
+	if len(out.Rows)+len(out.Skipped) != 83+239 || out.Original.Median > calibration.TargetMedian || len(out.Memory) != 1 {
+		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.Original.Median, len(out.Memory))
+	}
+	if len(out.Groups) == 0 || out.LOSO.All.Rows != len(out.Rows) || len(out.Targets) < 6 || !out.Targets[0].Enforced {
+		t.Errorf("groups %d, LOSO rows %d of %d, %d targets", len(out.Groups), out.LOSO.All.Rows, len(out.Rows), len(out.Targets))
 	}
 }
 
