@@ -157,13 +157,14 @@ func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
-	s.LowPrecisionWeights = lowPrecisionWeights(p, s.Params)
+	s.LowPrecisionWeights = lowPrecisionWeights(p, e.m.layersParams(p.TP, s.Layers-s.MoELayers, s.MoELayers))
 }
 
 // lowPrecisionWeights is the recipe's cached low-format weights of a
-// stage's params per GPU: Recipe.WeightCopyBytes per parameter, sharded
-// with the weights under ZeRO-3 (Transformer Engine casts the local
-// shard; srcTE).
+// stage's transformer-layer params per GPU (the embedding and output
+// layer stay bf16, Recipe.LowGEMMs): Recipe.WeightCopyBytes per
+// parameter, sharded with the weights under ZeRO-3 (Transformer Engine
+// casts the local shard; srcTE).
 func lowPrecisionWeights(p Plan, params float64) hardware.Bytes {
 	b := params * p.Precision.Recipe().WeightCopyBytes
 	if p.ZeRO == 3 {

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestRecipes(t *testing.T) {
 }
 
 // TestRecipeMemoryAndTime: an fp8 recipe adds its weight copies as a
-// named memory line (2 bytes per local parameter for delayed scaling) and
+// named memory line (2 bytes per layer parameter for delayed scaling) and
 // current scaling's extra amax read makes a step slower than delayed
 // scaling's, both faster than bf16 on H100.
 func TestRecipeMemoryAndTime(t *testing.T) {
@@ -61,8 +62,9 @@ func TestRecipeMemoryAndTime(t *testing.T) {
 				line = l.Bytes
 			}
 		}
-		want := hardware.Bytes(pr.Recipe().WeightCopyBytes * rep.Stages[rep.PeakStage].Params)
-		if line != want {
+		// Llama 3.1 8B: 6.98 B of its 8.03 B parameters are in layers.
+		want := hardware.Bytes(pr.Recipe().WeightCopyBytes * 6.98e9)
+		if math.Abs(float64(line-want)) > 0.01*float64(want)+1 {
 			t.Errorf("%v: weight-copy line %v, want %v", pr, line, want)
 		}
 	}

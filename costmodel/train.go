@@ -122,7 +122,7 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	}
 	if rc := p.Precision.Recipe(); rc.WeightCopyBytes > 0 {
 		lines = append(lines, Line{Name: p.Precision.String() + " weight copies and scales", Group: GroupStates,
-			Bytes: s.LowPrecisionWeights, Formula: sharded(perParam(rc.WeightCopyBytes)+" x P_gpu", p.ZeRO, 3, n), Source: rc.Source})
+			Bytes: s.LowPrecisionWeights, Formula: sharded(perParam(rc.WeightCopyBytes)+" x layer params/GPU", p.ZeRO, 3, n), Source: rc.Source})
 	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)

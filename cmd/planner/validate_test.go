@@ -82,3 +82,29 @@ func TestEstimateStepFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameworkFlag: --framework sets the preset's assumptions, prints
+// each setting, yields to a flag of its own, and rejects an unknown
+// name or a recipe the framework lacks with exit 2.
+func TestFrameworkFlag(t *testing.T) {
+	base := []string{"estimate", "--model", "llama3-8b", "--gpus", "8", "--tp", "2"}
+	code, out, errs := runCLI(t, append(base, "--framework", "torchtitan-2024", "--tp-comm-overlap")...)
+	if code != 0 || !strings.Contains(out, "framework preset torchtitan-2024") ||
+		!strings.Contains(out, "unfused elementwise on") || !strings.Contains(out, "(overridden by --tp-comm-overlap)") ||
+		!strings.Contains(out, "overlap: gradient reduce on, weight gather on, tp on") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{{[]string{"--framework", "jax"}, `unknown framework "jax" (valid: deepspeed, megatron`},
+		{[]string{"--framework", "deepspeed", "--precision", "mxfp8"}, "offers no mxfp8 recipe"}} {
+		if code, _, errs := runCLI(t, append(base, tt.args...)...); code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+	code, out, _ = runCLI(t, "search", "--model", "llama3-8b", "--gpus", "8", "--framework", "megatron", "--top", "2")
+	if code != 0 || !strings.Contains(out, "framework preset megatron") || !strings.Contains(out, "calibration rows on h100-sxm bf16") {
+		t.Errorf("search exit %d:\n%s", code, out)
+	}
+}

@@ -10,9 +10,12 @@ const (
 	srcMcoreP2P  = "Megatron-LM arguments.py: overlap_p2p_comm on by default with the interleaved schedule"
 	srcTEAttn    = "Transformer Engine DotProductAttention: cuDNN fused / FlashAttention backends"
 	srcTEFused   = "Megatron-Core fusions: bias-GeLU, bias-dropout-add, fused RoPE, TE LayerNormLinear"
-	srcBridge    = "Megatron-Bridge scripts/performance (llama3_workload_base_configs.py, utils/helpers.py): " +
-		"distributed optimizer with overlapped reduce and gather, TP comm overlap, CUDA graphs, no recompute " +
-		"except where recompute_num_layers is set"
+	// srcBridge: scripts/performance of Megatron-Bridge
+	// (configs/llama/llama3_workload_base_configs.py, utils/helpers.py):
+	// the distributed optimizer with overlapped reduce and gather, TP
+	// comm overlap, CUDA graphs, no recompute unless recompute_num_layers
+	// is set.
+	srcBridge   = "Megatron-Bridge scripts/performance recipes"
 	srcBridgeFP = "Megatron-Bridge docs/performance-summary.md: BF16, FP8-CS, FP8-MX (MXFP8), NVFP4"
 	srcTitanDoc = "torchtitan docs (FSDP2 prefetch, SDPA FlashAttention, torch.compile, float8 tensorwise/rowwise via torchao)"
 	srcTitanMP  = "torchtitan job_config.py: mixed_precision_reduce = float32 (FSDP2 MixedPrecisionPolicy reduce_dtype)"
