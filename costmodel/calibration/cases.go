@@ -131,6 +131,7 @@ func newSetup(r Row) (Case, error) {
 	if err = c.plan(); err != nil {
 		return Case{}, err
 	}
+	c.bridgeRecipes()
 	return c, nil
 }
 
