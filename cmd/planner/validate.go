@@ -43,6 +43,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	writeFit(stdout, fit, base)
 	writeResults(stdout, cmp.Results)
 	writeSummaries(stdout, cmp)
+	writePresets(stdout, cmp.Results)
 	writeGroups(stdout, cmp)
 	writeLOSO(stdout, loso)
 	writeTargets(stdout, checks)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/gpu-planner/planner/costmodel/calibration"
 )
@@ -43,5 +45,27 @@ func writeTargets(w io.Writer, checks []calibration.Check) {
 			tag = "enforced"
 		}
 		fmt.Fprintf(w, "  %-8s %s\n", tag, c)
+	}
+}
+
+// writePresets prints the framework preset each source's rows ran with
+// (`planner estimate --framework NAME` applies the same settings).
+func writePresets(w io.Writer, results []calibration.Result) {
+	fmt.Fprintln(w, "\nframework preset per source (settings and sources: --framework NAME in planner estimate):")
+	names := map[string][]string{}
+	for _, r := range results {
+		src, name := r.Row.Source(), r.Preset().Name
+		if !slices.Contains(names[src], name) {
+			names[src] = append(names[src], name)
+		}
+	}
+	var order []string
+	for src := range names {
+		order = append(order, src)
+	}
+	slices.Sort(order)
+	for _, src := range order {
+		slices.Sort(names[src])
+		fmt.Fprintf(w, "  %-32s %s\n", src, strings.Join(names[src], ", "))
 	}
 }
