@@ -97,3 +97,31 @@ func TestFitOnAnotherSet(t *testing.T) {
 		t.Errorf("fit on Table 5: %+v", f)
 	}
 }
+
+// TestPrecisionRules: the strings of rows that are not modeled for other
+// reasons still map to their recipes: 25.09's parenthesised FP8 is MXFP8
+// on Blackwell and 128x128/1x128 blockwise on H100 (calibration README,
+// sec. 4.3); a bare "FP8" of Megatron-Bridge is current scaling, with
+// the assumption stated.
+func TestPrecisionRules(t *testing.T) {
+	for _, tt := range []struct {
+		src, gpu, precision string
+		want                costmodel.Precision
+	}{
+		{"megatron_bridge_perf_summary", "GB200", "FP8 alt. scaling granularity (MXFP8 32x32 on GB200/B200)", costmodel.MXFP8},
+		{"megatron_bridge_perf_summary", "H100-SXM", "FP8 alt. scaling granularity (MXFP8 32x32 on GB200/B200)", costmodel.FP8Blockwise},
+		{"megatron_bridge_perf_summary", "B300", "NVFP4", costmodel.NVFP4},
+		{"megatron_bridge_perf_summary", "H100-SXM", "FP8", costmodel.FP8CS},
+		{"mosaicml_llmfoundry_benchmarks", "H100-SXM", "amp_fp8", costmodel.FP8},
+		{"bloom_prequel_48node", "A100-SXM", "not stated (BF16 likely by 02-21)", costmodel.BF16},
+	} {
+		c := &Case{Row: Row{cols: map[string]string{"source_id": tt.src, "gpu": tt.gpu, "precision": tt.precision}}}
+		if got, err := c.precision(); err != nil || got != tt.want {
+			t.Errorf("%s %s %q: %v, %v; want %v", tt.src, tt.gpu, tt.precision, got, err, tt.want)
+		}
+	}
+	c := &Case{Row: Row{cols: map[string]string{"precision": "int3"}}}
+	if _, err := c.precision(); err == nil {
+		t.Error("int3 mapped to a recipe")
+	}
+}

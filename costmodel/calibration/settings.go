@@ -36,11 +36,11 @@ func bridgeSource(c *Case) bool {
 
 var precisionRules = []precisionRule{
 	{func(s string, _ *Case) bool { return has(s, "nvfp4") }, costmodel.NVFP4, ""},
-	{func(s string, _ *Case) bool { return has(s, "mxfp8") || has(s, "fp8-mx") }, costmodel.MXFP8, ""},
 	// 25.09's parenthesised values: "MXFP8 32x32 on GB200/B200;
 	// 128x128/1x128 blockwise on H100" (calibration README, sec. 4.3).
 	{func(s string, c *Case) bool { return has(s, "alt. scaling") && !has(c.Row.Get("gpu"), "h100") }, costmodel.MXFP8, ""},
 	{func(s string, _ *Case) bool { return has(s, "alt. scaling") }, costmodel.FP8Blockwise, ""},
+	{func(s string, _ *Case) bool { return has(s, "mxfp8") || has(s, "fp8-mx") }, costmodel.MXFP8, ""},
 	{func(s string, _ *Case) bool { return has(s, "rowwise") }, costmodel.FP8Rowwise, ""},
 	// torchao Float8Linear "tensorwise" scales dynamically, each tensor
 	// at its cast (torchao float8 README).
