@@ -37,15 +37,34 @@ const (
 	BF16 Precision = iota
 	// FP16 is mixed precision like BF16, with loss scaling.
 	FP16
-	// FP8 runs the GEMMs in FP8 (Transformer Engine); parameters,
-	// gradients and saved activations stay in bf16.
+	// FP8 runs the GEMMs in FP8 with tensorwise delayed scaling
+	// (Transformer Engine DelayedScaling, its default recipe);
+	// parameters, gradients and saved activations stay in bf16. The
+	// recipes below differ in their scales (recipes.go).
 	FP8
 	// FP32 trains in full precision: 4-byte weights and gradients, no
 	// master copy, GEMMs on TF32 tensor cores.
 	FP32
+	// FP8CS is FP8 with tensorwise current scaling: each tensor's amax
+	// is taken just before its cast (Transformer Engine
+	// Float8CurrentScaling; torchao Float8 "tensorwise").
+	FP8CS
+	// FP8Rowwise scales FP8 GEMM inputs per row (torchao Float8
+	// "rowwise").
+	FP8Rowwise
+	// FP8Blockwise scales weights per 128x128 block and activations per
+	// 1x128 tile (DeepSeek-V3 report, sec. 3.3; Transformer Engine
+	// Float8BlockScaling).
+	FP8Blockwise
+	// MXFP8 is the OCP microscaling FP8 format: one E8M0 scale per 32
+	// values (Transformer Engine MXFP8BlockScaling, Blackwell).
+	MXFP8
+	// NVFP4 is 4-bit E2M1 with one E4M3 scale per 16 values and an fp32
+	// scale per tensor (Transformer Engine NVFP4BlockScaling, Blackwell).
+	NVFP4
 )
 
-var precisionNames = enumNames{"bf16", "fp16", "fp8", "fp32"}
+var precisionNames = enumNames{"bf16", "fp16", "fp8", "fp32", "fp8-cs", "fp8-rowwise", "fp8-blockwise", "mxfp8", "nvfp4"}
 
 func (p Precision) String() string               { return precisionNames.name(int(p)) }
 func (p Precision) MarshalText() ([]byte, error) { return []byte(p.String()), nil }

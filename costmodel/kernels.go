@@ -14,7 +14,7 @@ package costmodel
 // rates are the speeds of one GPU's kernels under the assumptions.
 type rates struct {
 	gemm float64 // FLOP/s of the layer's matrix multiplies (fp8 peak in fp8 training)
-	half float64 // FLOP/s of attention matmuls, which stay in 16 bits under fp8
+	half float64 // FLOP/s of attention matmuls, which stay in 16 bits under low-precision recipes
 	attn float64 // FLOP/s of FlashAttention kernels
 	mem  float64 // bytes/s of memory-bound kernels
 	k0   float64 // seconds added to every kernel (KernelOverhead)
@@ -22,7 +22,10 @@ type rates struct {
 	// Traffic multipliers of unfused (eager) elementwise chains: 1 when
 	// fused.
 	normX, ropeX, gluX float64
-	fp8                bool // GEMM inputs are cast to fp8 (Transformer Engine)
+	// low is the bytes per GEMM input element of a low-precision
+	// recipe (0: 16- or 32-bit GEMMs); castReads and castWrites are its
+	// passes per activation input (Recipe).
+	low, castReads, castWrites float64
 }
 
 // kernelCost is the time of a sequence of kernels on one GPU, by kind,
@@ -42,14 +45,15 @@ func (k *kernelCost) add(o kernelCost, n float64) {
 }
 
 // matmul is an m x kk by kk x n product: 2mkn FLOPs, reading both inputs
-// and writing the output. Under fp8 the inputs are one byte and the
-// activation input is cast first (read e, write 1 byte per element).
+// and writing the output. Under a low-precision recipe the inputs are
+// Recipe.InputBytes each and the activation input is cast first: read
+// castReads times at e bytes, written castWrites times at low bytes.
 func (r rates) matmul(k *kernelCost, m, kk, n float64) {
 	flops := 2 * m * kk * n
 	in := r.e
-	if r.fp8 {
-		in = 1
-		k.mem += m*kk*(r.e+1)/r.mem + r.k0
+	if r.low > 0 {
+		in = r.low
+		k.mem += m*kk*(r.castReads*r.e+r.castWrites*r.low)/r.mem + r.k0
 	}
 	bytes := in*(m*kk+kk*n) + r.e*m*n
 	k.gemm += max(flops/r.gemm, bytes/r.mem) + r.k0

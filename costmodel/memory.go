@@ -21,6 +21,9 @@ type StageMemory struct {
 	Moments       hardware.Bytes `json:"optimizer_moments_bytes"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
+	// LowPrecisionWeights are the low-format weight copies a recipe
+	// caches across micro-batches (Recipe.WeightCopyBytes).
+	LowPrecisionWeights hardware.Bytes `json:"low_precision_weight_bytes"`
 
 	// InFlight micro-batches, in units of the stage's layers.
 	InFlight float64 `json:"in_flight_microbatches"`
@@ -43,6 +46,10 @@ type StageMemory struct {
 func (s StageMemory) ModelStates() hardware.Bytes {
 	return s.Weights + s.Gradients + s.MasterWeights + s.Moments
 }
+
+// buffers is what the stage holds besides the model states for the whole
+// step: ZeRO-3's gathered layer and the low-precision weight copies.
+func (s StageMemory) buffers() hardware.Bytes { return s.GatherBuffers + s.LowPrecisionWeights }
 
 // Activations is every saved activation of the stage.
 func (s StageMemory) Activations() hardware.Bytes {
@@ -150,6 +157,20 @@ func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
+	s.LowPrecisionWeights = lowPrecisionWeights(p, e.m.layersParams(p.TP, s.Layers-s.MoELayers, s.MoELayers))
+}
+
+// lowPrecisionWeights is the recipe's cached low-format weights of a
+// stage's transformer-layer params per GPU (the embedding and output
+// layer stay bf16, Recipe.LowGEMMs): Recipe.WeightCopyBytes per
+// parameter, sharded with the weights under ZeRO-3 (Transformer Engine
+// casts the local shard; srcTE).
+func lowPrecisionWeights(p Plan, params float64) hardware.Bytes {
+	b := params * p.Precision.Recipe().WeightCopyBytes
+	if p.ZeRO == 3 {
+		b /= float64(p.ShardDegree())
+	}
+	return hardware.Bytes(b)
 }
 
 // Peak computes every stage of p and returns the one with the most memory
@@ -333,7 +354,7 @@ func (e *Evaluator) overheads(p Plan, s *StageMemory) {
 	s.CUDAContext = e.a.CUDAContext
 	s.NCCLBuffers = hardware.Bytes(groups) * e.a.NCCLPerGroup
 	s.Workspace = e.a.TrainWorkspace
-	tensors := s.ModelStates() + s.GatherBuffers + s.Activations()
+	tensors := s.ModelStates() + s.buffers() + s.Activations()
 	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors
 	s.Total = tensors + s.CUDAContext + s.NCCLBuffers + s.Workspace + s.Fragmentation
 }

@@ -50,7 +50,7 @@ func (e *Evaluator) Performance(p Plan) Performance {
 // performance derives the rates from a breakdown.
 func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 	s := res.StepTime
-	peak, _ := e.c.GPU.Peak(p.Precision.String())
+	peak, _ := e.c.GPU.Peak(p.Precision.PeakFormat())
 	gpus := float64(p.GPUs())
 	tokens := float64(p.GlobalBatch) * float64(p.Seq)
 	model, hw := e.flopsPerToken(p)

@@ -136,15 +136,15 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 // efficiency.
 func (e *Evaluator) rates(p Plan) rates {
 	g, a := e.c.GPU, e.a
-	peak, _ := g.Peak(p.Precision.String()) // checked by Estimate; 0 gives +Inf times
+	peak, _ := g.Peak(p.Precision.PeakFormat()) // checked by Estimate; 0 gives +Inf times
 	half := peak
 	r := rates{e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
 		normX: 1, ropeX: 1, gluX: 1}
-	switch p.Precision {
-	case FP8:
+	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
 		half = g.PeakBF16
-		r.fp8 = true
-	case FP32:
+		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
+	}
+	if p.Precision == FP32 {
 		r.e = 4
 	}
 	clock := a.SustainedClockOf(g)

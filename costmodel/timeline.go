@@ -227,14 +227,14 @@ func timelineHeld(p Plan, s StageMemory, m int) func(Pass) float64 {
 // staticMemory is what stage s holds for the whole step: model states,
 // ZeRO-3 buffers, fixed overheads and the fragmentation of those tensors.
 func staticMemory(s StageMemory, frag float64) hardware.Bytes {
-	held := s.ModelStates() + s.GatherBuffers
+	held := s.ModelStates() + s.buffers()
 	return held + s.CUDAContext + s.NCCLBuffers + s.Workspace + hardware.Bytes(frag)*held
 }
 
 // fragmentationShare is the stage's fragmentation as a fraction of the
 // tensors it allocates at its peak.
 func fragmentationShare(s StageMemory) float64 {
-	tensors := s.ModelStates() + s.GatherBuffers + s.Activations()
+	tensors := s.ModelStates() + s.buffers() + s.Activations()
 	if tensors <= 0 {
 		return 0
 	}

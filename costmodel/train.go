@@ -63,7 +63,7 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.c.GPU.Peak(p.Precision.String()); err != nil {
+	if _, err := e.c.GPU.Peak(p.Precision.PeakFormat()); err != nil {
 		return nil, err
 	}
 	r := &Report{
@@ -119,6 +119,10 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 			Formula: sharded(perParam(sb.Moments)+" x P_gpu", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
 		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
 			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
+	}
+	if rc := p.Precision.Recipe(); rc.WeightCopyBytes > 0 {
+		lines = append(lines, Line{Name: p.Precision.String() + " weight copies and scales", Group: GroupStates,
+			Bytes: s.LowPrecisionWeights, Formula: sharded(perParam(rc.WeightCopyBytes)+" x layer params/GPU", p.ZeRO, 3, n), Source: rc.Source})
 	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)

@@ -59,6 +59,11 @@ func TestLookupGPU(t *testing.T) {
 }
 
 func TestPeakByPrecision(t *testing.T) {
+	if b, _ := LookupGPU("b300"); true {
+		if _, err := b.Peak("fp4"); err == nil || !strings.Contains(err.Error(), "no FP4") {
+			t.Errorf("b300 fp4 peak: %v, want an error naming the missing FP4 peak", err)
+		}
+	}
 	a100, _ := LookupGPU("a100-80gb")
 	if _, err := a100.Peak("fp8"); err == nil {
 		t.Error("A100 has no FP8; want an error")

@@ -80,8 +80,10 @@ func (g GPU) Peak(precision string) (FLOPRate, error) {
 		return g.PeakFP8, nil
 	case "fp32":
 		return g.PeakBF16 / 2, nil
+	case "fp4":
+		return 0, fmt.Errorf("hardware: %s: the catalog holds no FP4 tensor-core peak; use fp8 or bf16", g.Name)
 	}
-	return 0, fmt.Errorf("hardware: unknown compute precision %q (valid: bf16, fp16, fp8, fp32)", precision)
+	return 0, fmt.Errorf("hardware: unknown compute precision %q (valid: bf16, fp16, fp8, fp4, fp32)", precision)
 }
 
 // Sustained is the share of the datasheet peak the GPU holds under load:

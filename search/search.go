@@ -183,7 +183,7 @@ func validate(m *costmodel.Model, g hardware.GPU, perNode int, a costmodel.Assum
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	if _, err := g.Peak(o.Job.Precision.String()); err != nil {
+	if _, err := g.Peak(o.Job.Precision.PeakFormat()); err != nil {
 		return err
 	}
 	// The job alone, on one GPU, meets Normalize's range checks.

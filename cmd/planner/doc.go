@@ -57,7 +57,17 @@
 // The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
 // --overlap-param-gather, --overlap-p2p and the efficiency flags change the
 // step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of
-// up to 72 GPUs on NVLink.
+// up to 72 GPUs on NVLink. --framework NAME (megatron, nemo, torchtitan,
+// deepspeed, or a historical preset of the calibration) sets the
+// attention kernel, fused or eager kernels, the overlaps, the gradient
+// dtype and sequence parallelism in one word, each still overridden by
+// its own flag, and prints every setting it applied with its source (also
+// for `planner search`). --precision names a recipe: bf16, fp16, fp32,
+// fp8 (Transformer Engine's delayed scaling), fp8-cs, fp8-rowwise,
+// fp8-blockwise, mxfp8 or nvfp4; the low-precision weight copies are a
+// memory line. Every estimate and search prints on its accuracy line how
+// many calibration rows back its GPU and format, and their error, or that
+// it extrapolates.
 //
 // A plan that does not fit names its largest lines and the changes that
 // would shrink it, each with the memory it leads to:
@@ -127,14 +137,16 @@
 //
 // # Validate
 //
-// The step-time model against the 83 published measurements of
-// costmodel/calibration/testdata/measured.csv: the fit of its three
-// fitted parameters, every row's predicted and measured step time (or
-// tokens/s per GPU, or layer time) with the relative error and the
-// settings the source leaves unstated, the error per source, the memory
-// of rows that ran out of it, and the rows that cannot be modeled with
-// the reason. --csv reads another file with the same columns; --json
-// prints all of it as JSON.
+// The step-time model against the 83 + 239 published measurements of
+// costmodel/calibration/testdata/measured.csv and measured-modern.csv:
+// the fit of its three fitted parameters, every row's predicted and
+// measured step time (or tokens/s per GPU, or layer time) with the
+// relative error and the settings the source leaves unstated, the error
+// per source and per source x GPU generation x format (median, signed
+// median, 90th percentile), the leave-one-source-out error, each
+// accuracy target with met or not met, the memory of rows that ran out
+// of it, and the rows that cannot be modeled with the reason. --csv reads
+// another file with the same columns; --json prints all of it as JSON.
 //
 //	$ planner validate
 //

@@ -18,6 +18,7 @@ type estimateFlags struct {
 	assume  assumptionFlags
 	perf    perfFlags
 	serve   serveFlags
+	fw      frameworkFlag
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) error {
@@ -32,6 +33,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	f.assume.register(fs)
 	f.perf.register(fs)
 	f.serve.register(fs)
+	f.fw.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +47,10 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if err := f.checkModeFlags(f.plan.set); err != nil {
 		return err
 	}
+	if err := f.fw.resolve(); err != nil {
+		return err
+	}
+	f.plan.attn = f.fw.attention(f.plan.set, f.plan.attn)
 	m, err := loadModel(f.model)
 	if err != nil {
 		return err
@@ -56,6 +62,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if a, err = f.perf.apply(a); err != nil {
 		return err
 	}
+	a = f.fw.apply(f.plan.set, a)
 	switch f.mode {
 	case "train":
 		return f.train(m, a, stdout)
@@ -68,6 +75,12 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.Writer) error {
 	p, err := f.plan.resolve(f.cluster.totalGPUs())
 	if err != nil {
+		return err
+	}
+	if f.fw.preset != nil && !f.plan.set["sp"] {
+		p.SP = f.fw.preset.SequenceParallel && p.TP > 1
+	}
+	if err := f.fw.checkPrecision(p.Precision); err != nil {
 		return err
 	}
 	c, err := f.cluster.resolve(p.GPUs())
@@ -86,6 +99,7 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 		return writeJSON(w, r)
 	}
 	writeTrainReport(w, m, r, f.stages)
+	f.fw.write(w)
 	return nil
 }
 
@@ -95,6 +109,7 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
 		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
+	fmt.Fprintf(w, "accuracy %s\n", coverageLine(r.Cluster.GPU.Name, p.Precision))
 	fmt.Fprintf(w, "\nmemory per GPU, pipeline stage %d of %d (the most loaded):\n", r.PeakStage, p.PP)
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	if !r.Memory.Fits {

@@ -68,7 +68,7 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")
-	peak, _ := r.Cluster.GPU.Peak(p.Precision.String())
+	peak, _ := r.Cluster.GPU.Peak(p.Precision.PeakFormat())
 	fmt.Fprintf(w, "  throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense\n",
 		hardware.Number(perf.TokensPerSecond), hardware.Number(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
 		100*perf.MFU, 100*perf.HFU, peak, p.Precision)

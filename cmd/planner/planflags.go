@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
@@ -37,7 +38,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective, full")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
-	fs.StringVar(&f.precision, "precision", "bf16", "training precision: bf16, fp16, fp8, fp32")
+	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with --vpp > 1), gpipe")
 }
 
@@ -105,3 +106,13 @@ func (f *planFlags) resolveDP(p *costmodel.Plan, gpus int) error {
 	}
 	return nil
 }
+
+// precisionUsage lists the training precisions and recipes.
+var precisionUsage = func() string {
+	var names []string
+	for _, p := range costmodel.Precisions() {
+		names = append(names, p.String())
+	}
+	return "training precision or low-precision recipe: " + strings.Join(names, ", ") +
+		" (fp8 is Transformer Engine's delayed scaling)"
+}()

@@ -36,6 +36,7 @@ type searchFlags struct {
 	sp                            boolList
 	json, csv, markdown           bool
 	set                           map[string]bool
+	fw                            frameworkFlag
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -48,7 +49,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.seq, "seq", 8192, "sequence length, tokens")
 	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: 16,777,216 tokens, Llama 3's batch)")
 	fs.IntVar(&f.gbsTokens, "gbs-tokens", 0, "global batch in tokens, a multiple of --seq (alternative to --gbs)")
-	fs.StringVar(&f.precision, "precision", "bf16", "training precision: bf16, fp16, fp8, fp32")
+	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with vpp > 1), gpipe")
@@ -75,6 +76,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units")
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
+	f.fw.register(fs)
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -88,6 +90,13 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err := checkClusterFlags(f.set, &f.cluster); err != nil {
 		return err
 	}
+	if err := f.fw.resolve(); err != nil {
+		return err
+	}
+	f.attn = f.fw.attention(f.set, f.attn)
+	if f.fw.preset != nil && !f.set["sp"] {
+		f.sp.vals = []bool{f.fw.preset.SequenceParallel}
+	}
 	m, err := loadModel(f.model)
 	if err != nil {
 		return err
@@ -99,6 +108,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if a, err = f.perf.apply(a); err != nil {
 		return err
 	}
+	a = f.fw.apply(f.set, a)
 	o, err := f.options()
 	if err != nil {
 		return err
@@ -134,6 +144,7 @@ func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) e
 		writeSearchMarkdown(w, m, r)
 	default:
 		writeSearchText(w, m, r)
+		f.fw.write(w)
 	}
 	return nil
 }
@@ -186,6 +197,9 @@ func (f *searchFlags) job() (search.Job, error) {
 	var err error
 	if j.Precision, err = costmodel.ParsePrecision(f.precision); err != nil {
 		return j, badInput(err)
+	}
+	if err := f.fw.checkPrecision(j.Precision); err != nil {
+		return j, err
 	}
 	if j.Optimizer, err = costmodel.ParseOptimizer(f.optimizer); err != nil {
 		return j, badInput(err)

@@ -24,6 +24,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "job      %s\n", describeJob(j))
 	fmt.Fprintf(w, "budget   %v per GPU (%g%% of %v driver-reported HBM)\n", r.Budget, 100*r.Assumptions.HBMFraction, r.Cluster.GPU.HBM)
+	fmt.Fprintf(w, "accuracy %s\n", coverageLine(r.Cluster.GPU.Name, j.Precision))
 	fmt.Fprintf(w, "\n%s\n", headline(r))
 	if len(r.Plans) > 0 {
 		writePlanTable(w, r.Plans)
@@ -158,8 +159,9 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
 
 func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 	fmt.Fprintf(w, "# Parallel plans: %s on %s\n\n", m.Name, r.GPU)
-	fmt.Fprintf(w, "| | |\n|---|---|\n| model | %s |\n| GPU | %s |\n| job | %s |\n| budget | %v per GPU (%g%% of %v) |\n\n",
-		describeModel(m), describeCluster(r.Cluster), describeJob(r.Job), r.Budget, 100*r.Assumptions.HBMFraction, r.Cluster.GPU.HBM)
+	fmt.Fprintf(w, "| | |\n|---|---|\n| model | %s |\n| GPU | %s |\n| job | %s |\n| budget | %v per GPU (%g%% of %v) |\n| accuracy | %s |\n\n",
+		describeModel(m), describeCluster(r.Cluster), describeJob(r.Job), r.Budget, 100*r.Assumptions.HBMFraction, r.Cluster.GPU.HBM,
+		coverageLine(r.Cluster.GPU.Name, r.Job.Precision))
 	fmt.Fprintf(w, "%s\n\n", strings.ReplaceAll(headline(r), "\n", " "))
 	if len(r.Plans) > 0 {
 		fmt.Fprintln(w, "| # | plan | GPUs | peak/GPU | headroom | step time | tokens/s/GPU | MFU | exposed comm |")

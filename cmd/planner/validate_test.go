@@ -20,8 +20,11 @@ func TestValidateJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(a), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Rows)+len(out.Skipped) != 83 || out.All.Median > calibration.TargetMedian || len(out.Memory) != 1 {
-		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.All.Median, len(out.Memory))
+	if len(out.Rows)+len(out.Skipped) != 83+239 || out.Original.Median > calibration.TargetMedian || len(out.Memory) != 1 {
+		t.Errorf("%d rows + %d skipped, median %.3f, %d memory rows", len(out.Rows), len(out.Skipped), out.Original.Median, len(out.Memory))
+	}
+	if len(out.Groups) == 0 || out.LOSO.All.Rows != len(out.Rows) || len(out.Targets) < 6 || !out.Targets[0].Enforced {
+		t.Errorf("groups %d, LOSO rows %d of %d, %d targets", len(out.Groups), out.LOSO.All.Rows, len(out.Rows), len(out.Targets))
 	}
 }
 
@@ -77,5 +80,31 @@ func TestEstimateStepFlags(t *testing.T) {
 		if code, _, errs := runCLI(t, append(base, tt.args...)...); code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, code, errs)
 		}
+	}
+}
+
+// TestFrameworkFlag: --framework sets the preset's assumptions, prints
+// each setting, yields to a flag of its own, and rejects an unknown
+// name or a recipe the framework lacks with exit 2.
+func TestFrameworkFlag(t *testing.T) {
+	base := []string{"estimate", "--model", "llama3-8b", "--gpus", "8", "--tp", "2"}
+	code, out, errs := runCLI(t, append(base, "--framework", "torchtitan-2024", "--tp-comm-overlap")...)
+	if code != 0 || !strings.Contains(out, "framework preset torchtitan-2024") ||
+		!strings.Contains(out, "unfused elementwise on") || !strings.Contains(out, "(overridden by --tp-comm-overlap)") ||
+		!strings.Contains(out, "overlap: gradient reduce on, weight gather on, tp on") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{{[]string{"--framework", "jax"}, `unknown framework "jax" (valid: deepspeed, megatron`},
+		{[]string{"--framework", "deepspeed", "--precision", "mxfp8"}, "offers no mxfp8 recipe"}} {
+		if code, _, errs := runCLI(t, append(base, tt.args...)...); code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+	code, out, _ = runCLI(t, "search", "--model", "llama3-8b", "--gpus", "8", "--framework", "megatron", "--top", "2")
+	if code != 0 || !strings.Contains(out, "framework preset megatron") || !strings.Contains(out, "calibration rows on h100-sxm bf16") {
+		t.Errorf("search exit %d:\n%s", code, out)
 	}
 }

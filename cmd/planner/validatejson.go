@@ -16,7 +16,18 @@ type validationOut struct {
 	Sources  []calibration.Summary `json:"sources"`
 	All      calibration.Summary   `json:"all"`
 	HeldOut  calibration.Summary   `json:"held_out"`
+	Original calibration.Summary   `json:"first_file"`
+	Groups   []calibration.Group   `json:"groups"`
+	LOSO     losoOut               `json:"leave_one_source_out"`
+	Targets  []calibration.Check   `json:"targets"`
 	Formulas string                `json:"note"`
+}
+
+type losoOut struct {
+	Sources  []calibration.Summary `json:"sources"`
+	All      calibration.Summary   `json:"all"`
+	Unfitted []string              `json:"unfitted"`
+	Fits     int                   `json:"fits"`
 }
 
 type resultOut struct {
@@ -30,6 +41,8 @@ type resultOut struct {
 	Predicted float64  `json:"predicted"`
 	Measured  float64  `json:"measured"`
 	Error     float64  `json:"relative_error"`
+	Optimism  float64  `json:"optimism"`
+	Precision string   `json:"precision"`
 	Assumed   []string `json:"assumed,omitempty"`
 }
 
@@ -47,14 +60,18 @@ type skipOut struct {
 	Reason string `json:"reason"`
 }
 
-func validationJSON(cmp calibration.Comparison, fit calibration.FitResult, fs []calibration.Feasible) validationOut {
+func validationJSON(cmp calibration.Comparison, fit calibration.FitResult, fs []calibration.Feasible, l calibration.LOSO,
+	checks []calibration.Check) validationOut {
 	out := validationOut{Fit: fit, FitOn: calibration.FitSubset, Sources: cmp.Sources, All: cmp.All, HeldOut: cmp.HeldOut,
+		Original: cmp.Original, Groups: cmp.Groups, Targets: checks,
+		LOSO:     losoOut{Sources: l.Sources, All: l.All, Unfitted: append([]string{}, l.Unfitted...), Fits: l.Fits},
 		Formulas: "step time and layer time in seconds, tokens/s per GPU; relative_error = predicted/measured - 1",
 		Rows:     []resultOut{}, Memory: []feasibleOut{}, Skipped: []skipOut{}}
 	for _, r := range cmp.Results {
 		out.Rows = append(out.Rows, resultOut{RowID: r.Row.ID(), Source: r.Row.Source(), Model: r.Model.Name,
 			Framework: r.Framework(), Plan: r.Plan.String(), Metric: r.Target.Metric.String(), From: r.Target.From,
-			Predicted: r.Predicted, Measured: r.Measured, Error: r.Err, Assumed: r.Assumed})
+			Predicted: r.Predicted, Measured: r.Measured, Error: r.Err, Optimism: r.Optimism,
+			Precision: r.Plan.Precision.String(), Assumed: r.Assumed})
 	}
 	for _, f := range fs {
 		out.Memory = append(out.Memory, feasibleOut{RowID: f.Row.ID(), MeasuredFits: f.MeasuredFits,

@@ -50,6 +50,8 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 		m.Family, m.Norm, m.MLP = "llama", costmodel.RMSNorm, costmodel.SwiGLU
 	case has(name, "nemotron"):
 		m.Family = "nemotron"
+	case has(name, "mpt-"):
+		mpt(m)
 	case has(name, "bloom"):
 		m.Family, m.Bias, m.TiedEmbeddings = "bloom", true, true
 	case has(name, "gpt") || has(name, "mt-nlg"):
@@ -74,24 +76,53 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 	return m, m.Validate()
 }
 
-// rowCluster builds the cluster. The GPUs are the catalog's; the network
-// is the catalog's one NIC per GPU unless the row's interconnect names
-// another (Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node).
-func rowCluster(r Row, assumed *[]string) (hardware.Cluster, error) {
+// gpuKeys maps the CSV's GPU names to catalog keys, most specific
+// first ("GB200" before "B200").
+var gpuKeys = []struct{ sub, key string }{
+	{"gb300", ""}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100-sxm"},
+	{"a100", "a100-80gb"}, {"v100", ""},
+}
+
+// rowGPU picks the catalog GPU of a row. The A100 is the 80 GB part
+// unless the row says 40; torchtitan's Grand Teton H100 has 96 GB
+// (calibration README, sec. 4.2), set from gpu_mem_gb.
+func rowGPU(r Row, assumed *[]string) (hardware.GPU, error) {
 	name := r.Get("gpu")
-	var key string
-	switch {
-	case has(name, "a100"):
-		key = "a100-80gb"
-		if r.Get("gpu_mem_gb") == "40" {
-			key = "a100-40gb"
+	key := ""
+	for _, k := range gpuKeys {
+		if has(name, k.sub) {
+			key = k.key
+			if key == "" {
+				return hardware.GPU{}, fmt.Errorf("GPU %q is not in the hardware catalog", name)
+			}
+			break
 		}
-	case has(name, "h100"):
-		key = "h100-sxm"
-	default:
-		return hardware.Cluster{}, fmt.Errorf("GPU %q is not in the catalog", name)
+	}
+	if key == "" {
+		return hardware.GPU{}, fmt.Errorf("GPU %q is not in the catalog", name)
+	}
+	if key == "a100-80gb" && r.Get("gpu_mem_gb") == "40" {
+		key = "a100-40gb"
 	}
 	g, err := hardware.LookupGPU(key)
+	if err != nil {
+		return hardware.GPU{}, err
+	}
+	if has(name, "96gb") {
+		g.HBM = 96 * hardware.GB
+		assume(assumed, "H100 at 500 W: the 700 W part's sustained clock")
+	}
+	return g, nil
+}
+
+// rowCluster builds the cluster. The network is the catalog's one NIC
+// per GPU unless the row's interconnect names another (Jean Zay: 4 x
+// 100 Gb/s Omni-Path per 8-GPU node). An NVL72 rack's NVLink domain is
+// 72 GPUs, not the 4 of a compute tray that gpus_per_node gives
+// (calibration README, sec. 1); a job on it gets the largest domain of
+// at most 72 GPUs that divides its GPU count.
+func rowCluster(r Row, assumed *[]string) (hardware.Cluster, error) {
+	g, err := rowGPU(r, assumed)
 	if err != nil {
 		return hardware.Cluster{}, err
 	}
@@ -107,16 +138,31 @@ func rowCluster(r Row, assumed *[]string) (hardware.Cluster, error) {
 	switch {
 	case has(ic, "omni-path"):
 		g.ScaleOut = 4 * 100 * hardware.GbitPerSecond / hardware.Bandwidth(per)
+	case has(ic, "nvl72"):
+		per = nvlDomain(gpus, g.ScaleUpDomain)
+		if per < min(gpus, g.ScaleUpDomain) {
+			assume(assumed, "NVLink domain of %d GPUs (divides %d)", per, gpus)
+		}
 	case ic == "" || has(ic, "not stated"):
 		assume(assumed, "network: %v per GPU (catalog %s)", g.ScaleOut, g.Name)
 	}
 	return hardware.ClusterForGPUs(g, gpus, per)
 }
 
+// nvlDomain is the largest divisor of gpus that is at most domain.
+func nvlDomain(gpus, domain int) int {
+	for d := min(gpus, domain); d > 1; d-- {
+		if gpus%d == 0 {
+			return d
+		}
+	}
+	return 1
+}
+
 // plan reads the layout and the job settings.
 func (c *Case) plan() error {
 	r, fw := c.Row, c.fw
-	p := costmodel.Plan{CP: 1, PP: 1, VPP: 1, Attention: fw.attention, Optimizer: costmodel.Adam}
+	p := costmodel.Plan{CP: 1, PP: 1, VPP: 1, Attention: fw.Attention, Optimizer: costmodel.Adam}
 	var err error
 	if p.TP, err = count(r, "tp"); err != nil {
 		return err
@@ -140,7 +186,7 @@ func (c *Case) plan() error {
 		p.DP = gpus / (p.TP * p.PP * p.CP)
 	}
 	if p.MicroBatch == 0 {
-		p.MicroBatch = fw.microBatch
+		p.MicroBatch = fw.MicroBatch
 		assume(&c.Assumed, "mbs=%d", p.MicroBatch)
 	}
 	c.virtualStages(&p)
@@ -182,74 +228,6 @@ func (c *Case) virtualStages(p *costmodel.Plan) {
 			return
 		}
 	}
-}
-
-func (c *Case) precision() (costmodel.Precision, error) {
-	s := c.Row.Get("precision")
-	if has(s, "not stated") {
-		assume(&c.Assumed, "precision from the MFU/peak ratio")
-	}
-	switch {
-	case has(s, "fp8"):
-		return costmodel.FP8, nil
-	case has(s, "bf16"):
-		return costmodel.BF16, nil
-	case has(s, "fp16") || has(s, "16-bit"):
-		return costmodel.FP16, nil
-	}
-	return 0, fmt.Errorf("precision %q not understood", s)
-}
-
-func (c *Case) zero(p *costmodel.Plan) {
-	s := c.Row.Get("zero_fsdp")
-	switch {
-	case has(s, "stage 3") || has(s, "full shard"):
-		p.ZeRO = 3
-	case has(s, "stage 1") || has(s, "zero-1"):
-		p.ZeRO = 1
-	case has(s, "distributed optimizer"):
-		p.ZeRO = 1
-	case has(s, "none"):
-		p.ZeRO = 0
-	default:
-		p.ZeRO = c.fw.zero
-		assume(&c.Assumed, "zero=%d", p.ZeRO)
-	}
-}
-
-func (c *Case) sequenceParallel(p *costmodel.Plan) {
-	s := c.Row.Get("sequence_parallel")
-	switch {
-	case has(s, "yes"):
-		p.SP = true
-	case (s == "" || has(s, "not stated")) && p.TP > 1 && c.fw.tpOverlap:
-		// Megatron-Core's TP overlap requires sequence parallelism.
-		p.SP = true
-		assume(&c.Assumed, "sp (implied by tp-comm-overlap)")
-	case (s == "" || has(s, "not stated")) && p.TP > 1 && c.fw.sp:
-		p.SP = true
-		assume(&c.Assumed, "sp (tensor parallelism after Korthikanti et al.)")
-	}
-}
-
-func (c *Case) recompute(p *costmodel.Plan) error {
-	s := c.Row.Get("recompute")
-	switch {
-	case has(s, "(layer)") || has(s, "(op)"):
-		c.HalfRecompute = true
-	case has(s, "full"):
-		p.Recompute = costmodel.Full
-	case has(s, "selective"):
-		p.Recompute = costmodel.Selective
-	case s == "none":
-		p.Recompute = costmodel.NoRecompute
-	case has(s, "not stated") || has(s, "per recipe"):
-		p.Recompute = c.fw.recompute
-		assume(&c.Assumed, "recompute=%s", p.Recompute)
-	default:
-		return fmt.Errorf("recompute %q not understood", s)
-	}
-	return nil
 }
 
 // rowTarget picks the measured value: a convention-free column first

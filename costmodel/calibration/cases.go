@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/costmodel/frameworks"
 	"github.com/gpu-planner/planner/hardware"
 )
 
@@ -41,7 +42,7 @@ type Case struct {
 	Model   *costmodel.Model
 	Cluster hardware.Cluster
 	Plan    costmodel.Plan
-	fw      framework
+	fw      frameworks.Preset
 	// HalfRecompute: the source recomputes every other layer or every
 	// other matmul (torchtitan's selective AC); the prediction is the
 	// mean of no recompute and full recompute.
@@ -58,17 +59,13 @@ type Skip struct {
 }
 
 // Assumptions are base with the case's framework settings.
-func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
-	base.OverlapGradReduce = c.fw.overlapGrad
-	base.OverlapParamGather = c.fw.overlapParam
-	base.TPCommOverlap = c.fw.tpOverlap
-	base.OverlapP2P = c.fw.overlapP2P
-	base.UnfusedElementwise = c.fw.unfused
-	return base
-}
+func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions { return c.fw.Apply(base) }
 
 // Framework names the software the row ran.
-func (c Case) Framework() string { return c.fw.name }
+func (c Case) Framework() string { return c.fw.Title }
+
+// Preset is the framework preset of the row.
+func (c Case) Preset() frameworks.Preset { return c.fw }
 
 // Cases maps every row to a case or a skip. Rows that repeat an
 // experiment (same dedup_group, recompute, sequence parallelism and kind
@@ -93,9 +90,13 @@ func Cases(rows []Row) (cases []Case, skipped []Skip) {
 	return cases, skipped
 }
 
+// dedupKey is what makes two rows the same experiment. Besides the
+// layout columns, torchtitan's benchmark rows differ by torch.compile
+// and by async TP within one dedup_group.
 func dedupKey(r Row) string {
 	return strings.Join([]string{r.Get("dedup_group"), r.Get("recompute"), r.Get("sequence_parallel"),
-		r.Get("measurement_type"), r.Get("task")}, "|")
+		r.Get("measurement_type"), r.Get("task"), fmt.Sprint(has(r.Get("framework"), "torch.compile")),
+		fmt.Sprint(has(r.Get("notes"), "async tp"))}, "|")
 }
 
 func has(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
@@ -130,6 +131,7 @@ func newSetup(r Row) (Case, error) {
 	if err = c.plan(); err != nil {
 		return Case{}, err
 	}
+	c.bridgeRecipes()
 	return c, nil
 }
 
@@ -138,8 +140,9 @@ func coverage(r Row) error {
 	switch {
 	case r.Get("outcome") != "ok":
 		return fmt.Errorf("feasibility row (outcome %s), not a speed measurement", r.Get("outcome"))
-	case r.Get("moe_experts") != "" || r.Get("ep") != "":
-		return fmt.Errorf("mixture of experts with expert parallelism (ep %s) is not modeled", r.Get("ep"))
+	case r.Get("moe_experts") != "" || (r.Get("ep") != "" && r.Get("ep") != "1"):
+		return fmt.Errorf("mixture of experts (%s experts) with expert parallelism (ep %s) is not modeled yet",
+			orDash(r.Get("moe_experts")), orDash(r.Get("ep")))
 	case has(r.Get("pp_schedule"), "dualpipe"):
 		return fmt.Errorf("DualPipe schedule is not modeled")
 	case r.Get("task") == "lora":
@@ -152,6 +155,13 @@ func coverage(r Row) error {
 		return fmt.Errorf("global batch %q is not one number", r.Get("global_batch"))
 	}
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // count reads a required count column.

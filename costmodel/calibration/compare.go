@@ -19,6 +19,10 @@ type Result struct {
 	PredictedForward, PredictedBackward float64
 	// Err is Predicted/Measured - 1.
 	Err float64
+	// Optimism is predicted speed over measured speed, minus 1, whatever
+	// the metric: Err for tokens/s, Measured/Predicted - 1 for times. It
+	// is positive when the model is optimistic.
+	Optimism float64
 	// StepTime is the predicted step, MFU the predicted model FLOP
 	// utilization.
 	StepTime, MFU float64
@@ -27,7 +31,7 @@ type Result struct {
 // Predict evaluates a case with base assumptions (the case's framework
 // settings on top).
 func Predict(c Case, base costmodel.Assumptions) (Result, error) {
-	if _, err := c.Cluster.GPU.Peak(c.Plan.Precision.String()); err != nil {
+	if _, err := c.Cluster.GPU.Peak(c.Plan.Precision.PeakFormat()); err != nil {
 		return Result{}, err
 	}
 	e, err := costmodel.NewEvaluator(c.Model, c.Cluster, c.Assumptions(base))
@@ -55,36 +59,57 @@ func Predict(c Case, base costmodel.Assumptions) (Result, error) {
 		res.Predicted = res.PredictedForward + res.PredictedBackward
 	}
 	res.Err = res.Predicted/res.Measured - 1
+	res.Optimism = res.Err
+	if c.Target.Metric != TokensPerGPU {
+		res.Optimism = res.Measured/res.Predicted - 1
+	}
 	return res, nil
 }
 
-// Summary is the absolute relative error of a set of results.
+// Summary is the relative error of a set of results.
 type Summary struct {
 	Source string `json:"source"`
 	// Rows compared, and rows of the source that were not modeled.
 	Rows    int `json:"rows"`
 	Skipped int `json:"skipped"`
-	// Mean, Median and Max of |predicted/measured - 1|; the median of an
-	// even count is the mean of the two middle values.
+	// Mean, Median, P90 and Max of |predicted/measured - 1|; medians and
+	// percentiles interpolate linearly between ranks (the median of an
+	// even count is the mean of the two middle values).
 	Mean   float64 `json:"mean_abs_error"`
 	Median float64 `json:"median_abs_error"`
+	P90    float64 `json:"p90_abs_error"`
 	Max    float64 `json:"max_abs_error"`
+	// Signed is the median of Result.Optimism: positive when the model
+	// predicts faster than measured.
+	Signed float64 `json:"signed_median_optimism"`
 }
 
-// summarize computes the statistics of results' absolute errors.
+// quantile is the q-quantile of sorted xs, interpolated between ranks
+// (Hyndman and Fan 1996, definition 7).
+func quantile(xs []float64, q float64) float64 {
+	h := q * float64(len(xs)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
+}
+
+// summarize computes the statistics of results' errors.
 func summarize(source string, results []Result) Summary {
 	s := Summary{Source: source, Rows: len(results)}
 	if len(results) == 0 {
 		return s
 	}
 	abs := make([]float64, len(results))
+	opt := make([]float64, len(results))
 	for i, r := range results {
-		abs[i] = math.Abs(r.Err)
+		abs[i], opt[i] = math.Abs(r.Err), r.Optimism
 	}
 	slices.Sort(abs)
-	n := len(abs)
+	slices.Sort(opt)
 	s.Mean = stat.Mean(abs, nil)
-	s.Median = (abs[(n-1)/2] + abs[n/2]) / 2
+	s.Median, s.P90, s.Signed = quantile(abs, 0.5), quantile(abs, 0.9), quantile(opt, 0.5)
 	s.Max = floats.Max(abs)
 	return s
 }
@@ -99,6 +124,10 @@ type Comparison struct {
 	Sources []Summary
 	All     Summary
 	HeldOut Summary
+	// Groups summarizes each source x GPU generation x format (Groups).
+	Groups []Group
+	// Original is every compared row of the first file (measured.csv).
+	Original Summary
 }
 
 // Compare maps rows to cases and compares each with base assumptions.
@@ -120,7 +149,7 @@ func Compare(rows []Row, base costmodel.Assumptions) Comparison {
 	var held []Result
 	for _, r := range cmp.Results {
 		bySource[r.Row.Source()] = append(bySource[r.Row.Source()], r)
-		if !InFitSubset(r.Case) {
+		if !InFit(r.Case) {
 			held = append(held, r)
 		}
 	}
@@ -143,6 +172,14 @@ func Compare(rows []Row, base costmodel.Assumptions) Comparison {
 	cmp.All = summarize("all", cmp.Results)
 	cmp.All.Skipped = len(cmp.Skipped)
 	cmp.HeldOut = summarize("held out of the fit", held)
+	cmp.Groups = groups(cmp.Results)
+	var orig []Result
+	for _, r := range cmp.Results {
+		if r.Row.File() == Files[0] || r.Row.File() == "" {
+			orig = append(orig, r)
+		}
+	}
+	cmp.Original = summarize(Files[0], orig)
 	return cmp
 }
 

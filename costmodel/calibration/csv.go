@@ -14,17 +14,29 @@ import (
 	"github.com/gpu-planner/planner/hardware"
 )
 
-// measuredCSV is a verbatim copy of the calibration set
-// (testdata/measured.csv, documented in testdata/README.md).
-//
-//go:embed testdata/measured.csv
-var measuredCSV []byte
+// measuredCSV and modernCSV are verbatim copies of the calibration set
+// (testdata/measured.csv and testdata/measured-modern.csv, documented in
+// testdata/README.md, sections 1-3 and 4).
+var (
+	//go:embed testdata/measured.csv
+	measuredCSV []byte
+	//go:embed testdata/measured-modern.csv
+	modernCSV []byte
+)
+
+// Files are the embedded calibration files, in the order Load reads them.
+var Files = []string{"testdata/measured.csv", "testdata/measured-modern.csv"}
 
 // Row is one row of measured.csv. Every column is kept as text, keyed by
 // its header; Int and Float read the numeric ones.
 type Row struct {
 	cols map[string]string
+	file string
 }
+
+// File is the calibration file the row was read from (Files), "" for a
+// row read with Read.
+func (r Row) File() string { return r.file }
 
 // required are the columns the comparison reads.
 var required = []string{
@@ -133,5 +145,24 @@ func Read(rd io.Reader) ([]Row, error) {
 	return rows, nil
 }
 
-// Load reads the embedded copy of measured.csv.
-func Load() ([]Row, error) { return Read(bytes.NewReader(measuredCSV)) }
+// Load reads the embedded copies of both files (Files); row ids are
+// unique across them.
+func Load() ([]Row, error) {
+	var all []Row
+	seen := map[string]bool{}
+	for i, b := range [][]byte{measuredCSV, modernCSV} {
+		rows, err := Read(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range rows {
+			rows[j].file = Files[i]
+			if seen[r.ID()] {
+				return nil, fmt.Errorf("calibration: row_id %s appears in both files", r.ID())
+			}
+			seen[r.ID()] = true
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel/calibration"
+)
+
+// writeGroups prints one line per source x GPU generation x format.
+func writeGroups(w io.Writer, cmp calibration.Comparison) {
+	fmt.Fprintf(w, "\nper group (source x GPU generation x format); signed = median of predicted/measured speed - 1 (+ is optimistic):\n")
+	fmt.Fprintf(w, "  %-32s %-9s %-13s %5s %8s %8s %8s\n", "source", "GPU", "format", "rows", "median", "signed", "p90")
+	for _, g := range cmp.Groups {
+		fmt.Fprintf(w, "  %-32s %-9s %-13s %5d %7.1f%% %+7.1f%% %7.1f%%\n", g.Source, g.Generation, g.Format, g.Rows,
+			100*g.Median, 100*g.Signed, 100*g.P90)
+	}
+	a := cmp.All
+	fmt.Fprintf(w, "  %-56s %5d %7.1f%% %+7.1f%% %7.1f%%\n", "all compared rows", a.Rows, 100*a.Median, 100*a.Signed, 100*a.P90)
+}
+
+// writeLOSO prints the leave-one-source-out error per source and over
+// every row.
+func writeLOSO(w io.Writer, l calibration.LOSO) {
+	fmt.Fprintf(w, "\nleave one source out (each source predicted by a fit on the fit set without it; %d distinct fits", l.Fits)
+	if len(l.Unfitted) > 0 {
+		fmt.Fprintf(w, "; unfitted, at the base values: %v", l.Unfitted)
+	}
+	fmt.Fprintln(w, "):")
+	fmt.Fprintf(w, "  %-32s %5s %8s %8s %8s\n", "source", "rows", "median", "signed", "p90")
+	for _, s := range l.Sources {
+		fmt.Fprintf(w, "  %-32s %5d %7.1f%% %+7.1f%% %7.1f%%\n", s.Source, s.Rows, 100*s.Median, 100*s.Signed, 100*s.P90)
+	}
+	fmt.Fprintf(w, "  %-32s %5d %7.1f%% %+7.1f%% %7.1f%%\n", "all rows", l.All.Rows, 100*l.All.Median, 100*l.All.Signed, 100*l.All.P90)
+}
+
+// writeTargets prints each accuracy target with met or not met.
+func writeTargets(w io.Writer, checks []calibration.Check) {
+	fmt.Fprintln(w, "\ntargets (enforced: the tests fail when one is not met):")
+	for _, c := range checks {
+		tag := "reported"
+		if c.Enforced {
+			tag = "enforced"
+		}
+		fmt.Fprintf(w, "  %-8s %s\n", tag, c)
+	}
+}
+
+// writePresets prints the framework preset each source's rows ran with
+// (`planner estimate --framework NAME` applies the same settings).
+func writePresets(w io.Writer, results []calibration.Result) {
+	fmt.Fprintln(w, "\nframework preset per source (settings and sources: --framework NAME in planner estimate):")
+	names := map[string][]string{}
+	for _, r := range results {
+		src, name := r.Row.Source(), r.Preset().Name
+		if !slices.Contains(names[src], name) {
+			names[src] = append(names[src], name)
+		}
+	}
+	var order []string
+	for src := range names {
+		order = append(order, src)
+	}
+	slices.Sort(order)
+	for _, src := range order {
+		slices.Sort(names[src])
+		fmt.Fprintf(w, "  %-32s %s\n", src, strings.Join(names[src], ", "))
+	}
+}

@@ -1,0 +1,72 @@
+package frameworks
+
+import "github.com/gpu-planner/planner/costmodel"
+
+// historical are the presets of the calibration's older sources; each
+// is selectable by name but not listed as a current framework.
+var historical = []Preset{MegatronLM2022, MegatronDeepSpeed, DeepSpeedZeRO3of2021, Torchtitan2024, LLMFoundry, MetaLlama3}
+
+// MegatronLM2022 is Megatron-LM of 2020-2022: fused eager attention (no
+// FlashAttention yet), the data-parallel all-reduce after the backward
+// ("without overlapping the data-parallel all-reduce", Korthikanti et
+// al. 2022, sec. 6.3), no TP or p2p overlap.
+var MegatronLM2022 = Preset{Name: "megatron-lm-2022", Title: "Megatron-LM 2020-22",
+	Attention: costmodel.Eager, MicroBatch: 1,
+	Cite: map[string]string{SetAttention: "Korthikanti et al. 2022 sec. 4 (fused scale-mask-softmax, no FlashAttention)",
+		SetElementwise: "Megatron-LM fused bias-GeLU and bias-dropout-add kernels", SetGradReduce: "Korthikanti et al. 2022 sec. 6.3",
+		SetParamGather: "no distributed optimizer before 2022", SetTPOverlap: "not in Megatron-LM before 2023",
+		SetP2P: "Narayanan et al. 2021 sec. 4.1 (scatter/gather, no overlap)", SetGradDType: "fp16 gradients (Narayanan et al. 2021)",
+		SetSP: "only where a source says so (Korthikanti et al. 2022 sec. 4.2.2)", SetRecipes: "none (A100)"}}
+
+// MegatronDeepSpeed is the Megatron-DeepSpeed of BLOOM and MT-NLG:
+// DeepSpeed's PipelineEngine reduces gradients after the pipeline flush
+// and all-gathers ZeRO-1 weights after the step, without overlap.
+var MegatronDeepSpeed = Preset{Name: "megatron-deepspeed", Title: "Megatron-DeepSpeed (2021-22)",
+	Attention: costmodel.Eager, Recompute: costmodel.Full, MicroBatch: 1, ZeRO: 1,
+	Cite: map[string]string{SetAttention: "Megatron-DeepSpeed fused softmax (no FlashAttention in 2021-22)",
+		SetElementwise: "Megatron fused kernels", SetGradReduce: "DeepSpeed PipelineEngine TrainSchedule: ReduceGrads after the last backward",
+		SetParamGather: "DeepSpeed ZeRO-1 all-gather after the optimizer step", SetTPOverlap: "none", SetP2P: "DeepSpeed PipelineEngine: blocking p2p",
+		SetGradDType: "bf16/fp16", SetSP: "not in Megatron-DeepSpeed of 2021-22", SetRecipes: "none (A100)"}}
+
+// DeepSpeedZeRO3of2021 is DeepSpeed ZeRO-3 on Megatron's GPT (Narayanan
+// et al. 2021, Table 2): eager attention, prefetched gathers,
+// overlap_comm.
+var DeepSpeedZeRO3of2021 = Preset{Name: "deepspeed-zero3-2021", Title: "DeepSpeed ZeRO-3 (2021)",
+	Attention: costmodel.Eager, OverlapGradReduce: true, OverlapParamGather: true, MicroBatch: 1, ZeRO: 3,
+	Cite: map[string]string{SetAttention: "Megatron GPT model code of 2021", SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine}}
+
+// Torchtitan2024 is torchtitan's 2024 performance docs: FSDP2 with
+// prefetch, SDPA FlashAttention, the model in eager PyTorch (RMSNorm,
+// RoPE and SwiGLU unfused: no torch.compile).
+var Torchtitan2024 = Preset{Name: "torchtitan-2024", Title: "torchtitan 2024 (FSDP2, eager)",
+	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, UnfusedElementwise: true,
+	MicroBatch: 1, ZeRO: 3,
+	Cite: map[string]string{SetAttention: "torchtitan docs/performance.md (SDPA)", SetElementwise: "torchtitan docs/performance.md (eager: no torch.compile)",
+		SetGradReduce: "FSDP2 reduce-scatter overlapped with backward", SetParamGather: "FSDP2 prefetch"}}
+
+// LLMFoundry is MosaicML Composer + llm-foundry's MPT benchmarks:
+// PyTorch FSDP (FULL_SHARD or SHARD_GRAD_OP) with forward and backward
+// prefetch, FlashAttention (attn_impl flash/triton), fused LayerNorm
+// (low_precision_layernorm), no tensor parallelism.
+var LLMFoundry = Preset{Name: "llm-foundry", Title: "MosaicML Composer + llm-foundry (FSDP)",
+	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true,
+	Recipes: []costmodel.Precision{costmodel.FP8}, Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 3,
+	Cite: map[string]string{SetAttention: "llm-foundry scripts/train/benchmarking/README.md (attn_impl flash/triton)",
+		SetElementwise: "MPT low_precision_layernorm; " + assumed + " for GELU", SetGradReduce: "PyTorch FSDP backward_prefetch",
+		SetParamGather: "PyTorch FSDP forward_prefetch", SetRecipes: "llm-foundry amp_fp8: Transformer Engine DelayedScaling"}}
+
+// MetaLlama3 is Meta's Llama 3 405B training (Dubey et al. 2024, sec.
+// 3.3.2): FSDP that "shards optimizer states and gradients, but for
+// model shards we do not reshard after forward computation" (ZeRO-2),
+// overlapped as FSDP does; "asynchronous point-to-point communication in
+// PP"; "we could pre-train Llama 3 on sequences of 8K tokens without
+// activation checkpointing"; tensor parallelism citing Korthikanti et
+// al. (sequence parallelism). Attention kernel, TP overlap and
+// micro-batch are not stated: FlashAttention, none, 1.
+var MetaLlama3 = Preset{Name: "meta-llama3", Title: "Meta Llama 3 (4D parallelism)",
+	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, OverlapP2P: true,
+	SequenceParallel: true, Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 2,
+	Cite: map[string]string{SetAttention: assumed, SetGradReduce: "Dubey et al. 2024 sec. 3.3.2 (FSDP)",
+		SetParamGather: "Dubey et al. 2024 sec. 3.3.2 (FSDP)", SetTPOverlap: assumed,
+		SetP2P: "Dubey et al. 2024 sec. 3.3.2 (asynchronous p2p in PP)", SetSP: "Dubey et al. 2024 sec. 3.3.2 (Korthikanti et al.)",
+		SetRecipes: "none (BF16 training)"}}

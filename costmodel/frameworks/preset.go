@@ -1,0 +1,140 @@
+package frameworks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
+
+// Preset is one framework's settings. The zero value is not a preset;
+// use Lookup or the package variables.
+type Preset struct {
+	// Name is the key users type (--framework), Title what it stands for.
+	Name, Title string
+	// Attention is the attention kernel.
+	Attention costmodel.Attention
+	// UnfusedElementwise: norms, rotary embeddings and SwiGLU run as
+	// eager PyTorch kernel chains (costmodel.Assumptions field).
+	UnfusedElementwise bool
+	// Overlaps (costmodel.Assumptions fields of the same names).
+	OverlapGradReduce, OverlapParamGather, TPCommOverlap, OverlapP2P bool
+	// GradAccumFP32 keeps gradients in fp32 buffers.
+	GradAccumFP32 bool
+	// SequenceParallel comes with tensor parallelism.
+	SequenceParallel bool
+	// Recipes are the FP8 and 4-bit training precisions the framework
+	// offers.
+	Recipes []costmodel.Precision
+	// What a job of this framework runs unless told otherwise: the
+	// calibration assumes these where a source does not state them.
+	Recompute  costmodel.Recompute
+	MicroBatch int
+	ZeRO       int
+	// Cite holds the source of each setting, keyed by Setting names;
+	// a setting the framework's sources do not state is marked there
+	// with "assumed:".
+	Cite map[string]string
+}
+
+// Setting is one applied setting, for printing.
+type Setting struct {
+	Name, Value, Source string
+}
+
+// Setting names, in the order Settings lists them.
+const (
+	SetAttention   = "attention"
+	SetElementwise = "elementwise"
+	SetGradReduce  = "overlap-grad-reduce"
+	SetParamGather = "overlap-param-gather"
+	SetTPOverlap   = "tp-comm-overlap"
+	SetP2P         = "overlap-p2p"
+	SetGradDType   = "gradient dtype"
+	SetSP          = "sequence parallelism"
+	SetRecipes     = "low-precision recipes"
+)
+
+// Settings lists what the preset sets, each with its source.
+func (p Preset) Settings() []Setting {
+	elem := "fused"
+	if p.UnfusedElementwise {
+		elem = "eager (unfused)"
+	}
+	grad := "bf16"
+	if p.GradAccumFP32 {
+		grad = "fp32"
+	}
+	names := make([]string, len(p.Recipes))
+	for i, r := range p.Recipes {
+		names[i] = r.String()
+	}
+	rec := strings.Join(names, ", ")
+	if rec == "" {
+		rec = "none"
+	}
+	s := []Setting{{SetAttention, p.Attention.String(), ""}, {SetElementwise, elem, ""},
+		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
+		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
+		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""}}
+	for i := range s {
+		s[i].Source = p.Cite[s[i].Name]
+	}
+	return s
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// Apply sets the preset's assumptions in a.
+func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
+	a.OverlapGradReduce, a.OverlapParamGather = p.OverlapGradReduce, p.OverlapParamGather
+	a.TPCommOverlap, a.OverlapP2P = p.TPCommOverlap, p.OverlapP2P
+	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
+	return a
+}
+
+// Supports reports whether the framework offers precision pr: every
+// framework trains in bf16, fp16 and fp32; the low-precision recipes are
+// those in Recipes.
+func (p Preset) Supports(pr costmodel.Precision) bool {
+	return !pr.LowPrecisionGEMM() || slices.Contains(p.Recipes, pr)
+}
+
+// Names lists the user-facing presets, sorted.
+func Names() []string {
+	var out []string
+	for _, p := range userPresets {
+		out = append(out, p.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Lookup finds a preset by name, ignoring case; the error names the
+// valid ones.
+func Lookup(name string) (Preset, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, p := range append(slices.Clone(userPresets), historical...) {
+		if p.Name == key {
+			return p, nil
+		}
+	}
+	return Preset{}, fmt.Errorf("frameworks: unknown framework %q (valid: %s)", name, strings.Join(All(), ", "))
+}
+
+// All lists every preset's name, current then historical, each sorted.
+func All() []string {
+	out := Names()
+	var h []string
+	for _, p := range historical {
+		h = append(h, p.Name)
+	}
+	slices.Sort(h)
+	return append(out, h...)
+}

@@ -1,0 +1,74 @@
+package costmodel
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// TestRecipes: every precision parses back from its name, has a cited
+// recipe, and the low-precision ones read fewer bytes per GEMM input than
+// bf16; "fp8" keeps meaning Transformer Engine's delayed scaling.
+func TestRecipes(t *testing.T) {
+	for _, p := range Precisions() {
+		q, err := ParsePrecision(p.String())
+		r := p.Recipe()
+		if err != nil || q != p || r.Source == "" || r.GEMMFormat == "" {
+			t.Errorf("%v: parse %v %v, recipe %+v", p, q, err, r)
+		}
+		if p.LowPrecisionGEMM() && (r.InputBytes >= 2 || r.CastReads < 1 || r.CastWrites < 1 || r.LowGEMMs == "") {
+			t.Errorf("%v: recipe %+v", p, r)
+		}
+	}
+	if p, _ := ParsePrecision("FP8"); p != FP8 || !strings.Contains(p.Recipe().Source, "DelayedScaling") {
+		t.Errorf("fp8 parses to %v (%s)", p, p.Recipe().Source)
+	}
+	if _, err := ParsePrecision("fp6"); err == nil || !strings.Contains(err.Error(), "mxfp8") {
+		t.Errorf("fp6: %v, want the valid recipes listed", err)
+	}
+	// MXFP8 carries one E8M0 byte per 32 values on each of two copies.
+	if got := MXFP8.Recipe().WeightCopyBytes; got != 2*(1+1.0/32) {
+		t.Errorf("mxfp8 weight copies %g B/param", got)
+	}
+	if NVFP4.PeakFormat() != "fp4" || FP8Blockwise.PeakFormat() != "fp8" || BF16.PeakFormat() != "bf16" {
+		t.Error("peak formats")
+	}
+}
+
+// TestRecipeMemoryAndTime: an fp8 recipe adds its weight copies as a
+// named memory line (2 bytes per layer parameter for delayed scaling) and
+// current scaling's extra amax read makes a step slower than delayed
+// scaling's, both faster than bf16 on H100.
+func TestRecipeMemoryAndTime(t *testing.T) {
+	m, _ := LookupModel("llama3-8b")
+	g, _ := hardware.LookupGPU("h100")
+	c, _ := hardware.ClusterForGPUs(g, 8, 8)
+	p := Plan{TP: 1, PP: 1, CP: 1, DP: 8, VPP: 1, MicroBatch: 1, GlobalBatch: 64, Seq: 8192, ZeRO: 1,
+		Attention: Flash, Recompute: NoRecompute}
+	a := DefaultAssumptions()
+	step := map[Precision]float64{}
+	for _, pr := range []Precision{BF16, FP8, FP8CS} {
+		p.Precision = pr
+		rep, err := Estimate(m, c, p, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step[pr] = float64(rep.Performance.StepTime)
+		var line hardware.Bytes
+		for _, l := range rep.Memory.Lines {
+			if strings.Contains(l.Name, "weight copies") {
+				line = l.Bytes
+			}
+		}
+		// Llama 3.1 8B: 6.98 B of its 8.03 B parameters are in layers.
+		want := hardware.Bytes(pr.Recipe().WeightCopyBytes * 6.98e9)
+		if math.Abs(float64(line-want)) > 0.01*float64(want)+1 {
+			t.Errorf("%v: weight-copy line %v, want %v", pr, line, want)
+		}
+	}
+	if !(step[FP8] < step[FP8CS] && step[FP8CS] < step[BF16]) {
+		t.Errorf("steps bf16 %.3f, fp8 %.3f, fp8-cs %.3f s", step[BF16], step[FP8], step[FP8CS])
+	}
+}
