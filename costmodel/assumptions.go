@@ -3,6 +3,7 @@ package costmodel
 import (
 	"fmt"
 
+	"github.com/gpu-planner/planner/costmodel/efficiency"
 	"github.com/gpu-planner/planner/hardware"
 )
 
@@ -50,13 +51,19 @@ type Assumptions struct {
 	// on different nodes: a pipeline hand-off across the network.
 	ServeNetworkLatency hardware.Seconds `json:"serve_network_latency_s"`
 
-	// GEMMEfficiency is the share of the dense tensor-core peak that a
-	// compute-bound matrix multiply reaches (fitted; see
+	// GEMMEfficiency is the share of its measured speed (the efficiency
+	// package's curve for the GEMM's shape, GPU and format) that a matrix
+	// multiply reaches inside a training step, where it shares the GPU
+	// with communication kernels and finds cold caches (fitted; see
 	// costmodel/calibration).
 	GEMMEfficiency float64 `json:"gemm_efficiency"`
-	// AttentionEfficiency is the share of the 16-bit peak that
-	// FlashAttention kernels reach, forward and backward together.
+	// AttentionEfficiency is the share of the fused-attention kernel's
+	// benchmark speed (AttentionKernel on the efficiency package's
+	// curve) that it reaches inside a training step.
 	AttentionEfficiency float64 `json:"attention_efficiency"`
+	// AttentionKernel is the fused-attention implementation: best (the
+	// generation's fastest training kernel), fa2 or fa3.
+	AttentionKernel efficiency.Kernel `json:"attention_kernel"`
 	// HBMEfficiency is the share of the HBM bandwidth that memory-bound
 	// kernels (norms, activations, dropout, softmax, optimizer) reach
 	// (fitted).

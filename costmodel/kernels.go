@@ -1,24 +1,31 @@
 package costmodel
 
-// The compute time of a layer is a roofline per kernel (Williams et al.
-// 2009, "Roofline: An Insightful Visual Performance Model"): each kernel
-// takes max(FLOPs / (peak x GEMMEfficiency), bytes / (HBM bandwidth x
-// HBMEfficiency)). Matrix multiplies are compute-bound unless small;
-// norms, activations, dropout, residual adds, softmax and the
-// cross-entropy are memory-bound and cost the bytes they read and write.
-// FlashAttention runs at its own share of the peak (AttentionEfficiency).
+import "github.com/gpu-planner/planner/costmodel/efficiency"
+
+// The compute time of a layer is a sum of kernels. Matrix multiplies and
+// fused attention take the time of the efficiency package's curves for
+// their shape, GPU generation and format (tile and wave quantization,
+// small-problem saturation, launch and the memory floor, fitted on
+// measured kernels), divided by the share of that speed a training step
+// keeps (GEMMEfficiency, AttentionEfficiency). Norms, activations,
+// dropout, residual adds, softmax and the cross-entropy are memory-bound
+// and cost the bytes they read and write at HBMEfficiency of the
+// bandwidth (a roofline: Williams et al. 2009).
 // The kernels are those of Megatron-LM's transformer layer (Shoeybi et
 // al. 2019, Fig. 3; Korthikanti et al. 2022, Fig. 4 and 5) with the
 // fusions Megatron ships: bias+GeLU, bias+dropout+add, scale+mask+softmax.
 
 // rates are the speeds of one GPU's kernels under the assumptions.
 type rates struct {
-	gemm float64 // FLOP/s of the layer's matrix multiplies (fp8 peak in fp8 training)
-	half float64 // FLOP/s of attention matmuls, which stay in 16 bits under low-precision recipes
-	attn float64 // FLOP/s of FlashAttention kernels
-	mem  float64 // bytes/s of memory-bound kernels
-	k0   float64 // seconds added to every kernel (KernelOverhead)
-	e    float64 // bytes per activation element
+	gemm efficiency.GEMM      // the layer's matrix multiplies, in the recipe's format
+	half efficiency.GEMM      // 16-bit matrix multiplies: eager attention's, the output layer's under low recipes
+	attn efficiency.Attention // fused attention
+	// gemmShare and attnShare are GEMMEfficiency and
+	// AttentionEfficiency: the share of the curves' speed kept in a step.
+	gemmShare, attnShare float64
+	mem                  float64 // bytes/s of memory-bound kernels
+	k0                   float64 // seconds added to every kernel (KernelOverhead)
+	e                    float64 // bytes per activation element
 	// Traffic multipliers of unfused (eager) elementwise chains: 1 when
 	// fused.
 	normX, ropeX, gluX float64
@@ -49,21 +56,39 @@ func (k *kernelCost) add(o kernelCost, n float64) {
 // Recipe.InputBytes each and the activation input is cast first: read
 // castReads times at e bytes, written castWrites times at low bytes.
 func (r rates) matmul(k *kernelCost, m, kk, n float64) {
-	flops := 2 * m * kk * n
-	in := r.e
 	if r.low > 0 {
-		in = r.low
 		k.mem += m*kk*(r.castReads*r.e+r.castWrites*r.low)/r.mem + r.k0
 	}
-	bytes := in*(m*kk+kk*n) + r.e*m*n
-	k.gemm += max(flops/r.gemm, bytes/r.mem) + r.k0
-	k.flops += flops
+	k.gemm += r.gemm.Time(m, n, kk)/r.gemmShare + r.k0
+	k.flops += 2 * m * kk * n
+}
+
+// groupedMatmul is groups independent m x kk by kk x n products issued as
+// one grouped GEMM (the experts of a MoE layer on one GPU): their tiles
+// share the waves (efficiency.GEMM.Grouped), so a small expert GEMM is
+// priced at the efficiency of its own shape; under a low-precision
+// recipe each group's activation input is cast first.
+func (r rates) groupedMatmul(k *kernelCost, groups, m, kk, n float64) {
+	if r.low > 0 {
+		k.mem += groups*m*kk*(r.castReads*r.e+r.castWrites*r.low)/r.mem + r.k0
+	}
+	k.gemm += r.gemm.Grouped(groups, m, n, kk)/r.gemmShare + r.k0
+	k.flops += 2 * groups * m * kk * n
+}
+
+// sixteenBit is r with the layer GEMMs in 16 bits: the output layer and
+// the embedding stay in bf16 under Transformer Engine's low-precision
+// recipes (Recipe.LowGEMMs).
+func (r rates) sixteenBit() rates {
+	r.gemm, r.low = r.half, 0
+	return r
 }
 
 // bmm is a batched attention matmul (scores or weighted values) of the
-// given FLOPs and bytes, in 16 bits.
+// given FLOPs and bytes, in 16 bits, at the 16-bit curve's ceiling.
 func (r rates) bmm(k *kernelCost, flops, bytes float64) {
-	k.gemm += max(flops/r.half, bytes/r.mem) + r.k0
+	rate := r.half.Ceiling * r.half.Peak * r.gemmShare
+	k.gemm += max(flops/rate, bytes/r.mem) + r.k0
 	k.flops += flops
 }
 
@@ -83,6 +108,8 @@ type layerShape struct {
 	kv     float64 // KV heads per rank
 	keys   float64 // keys each query is multiplied with
 	tp     float64
+	batch  float64 // sequences per micro-batch
+	cp     float64
 	eager  bool
 }
 
@@ -95,6 +122,7 @@ func newLayerShape(m *Model, p Plan) layerShape {
 		tokens: float64(p.MicroBatch) * float64(p.Seq/p.CP),
 		hs:     float64(m.Hidden), heads: float64(m.Heads) / float64(p.TP),
 		kv: m.kvPerRank(p.TP), tp: float64(p.TP), eager: p.Attention == Eager,
+		batch: float64(p.MicroBatch), cp: float64(p.CP),
 		keys: (float64(p.Seq) + 1) / 2,
 	}
 	if p.SP {
@@ -276,8 +304,9 @@ func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
 	t, keys, a := q.t, sh.keys, sh.heads
 	if !sh.eager {
 		flops := 2 * t * keys * a * (qk + v)
-		fwd.attn, fwd.flops = flops/r.attn+r.k0, flops
-		bwd.attn, bwd.flops = 2.5*flops/r.attn+r.k0, 2.5*flops
+		f, b := r.fusedAttention(sh, qk, v)
+		fwd.attn, fwd.flops = f/r.attnShare+r.k0, flops
+		bwd.attn, bwd.flops = b/r.attnShare+r.k0, 2.5*flops
 	} else {
 		e := r.e
 		scores := t * keys * a // elements of the score matrix
@@ -298,6 +327,21 @@ func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
 	c.core, c.coreBwd = fwd, bwd
 }
 
+// fusedAttention is the forward and backward seconds of one layer's
+// fused attention on sh: micro-batch x heads (query, key) pairs of
+// sequences, causal over the whole sequence without context parallelism;
+// with it each rank's queries meet on average sh.keys keys (the
+// load-balanced split of Megatron-Core and torchtitan), priced as that
+// many keys without a mask.
+func (r rates) fusedAttention(sh layerShape, qk, v float64) (fwd, bwd float64) {
+	bh := sh.heads * sh.batch
+	sq := sh.tokens / sh.batch
+	if sh.cp == 1 {
+		return r.attn.Forward(bh, sq, sq, qk, v, true), r.attn.Backward(bh, sq, sq, qk, v, true)
+	}
+	return r.attn.Forward(bh, sq, sh.keys, qk, v, false), r.attn.Backward(bh, sq, sh.keys, qk, v, false)
+}
+
 // stageEnds are the kernels of the first stage (embedding lookup, learned
 // positions, dropout) and of the last (final norm, output layer, the fp32
 // cross-entropy of Megatron's vocab-parallel loss: the logits cast to
@@ -314,7 +358,7 @@ func (e *Evaluator) stageEnds(r rates, sh layerShape) (first, last layerCost) {
 	if m.Dropout {
 		f.residual(sh.hs, true)
 	}
-	l := pass{r: r, c: &last, t: sh.tokens}
+	l := pass{r: r.sixteenBit(), c: &last, t: sh.tokens}
 	l.norm(sh.hs)
 	l.linear(h, vocab)
 	l.elementwise(vocab*(1+16/r.e), vocab*(1+8/r.e))

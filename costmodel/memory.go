@@ -71,6 +71,8 @@ type Evaluator struct {
 	a     Assumptions
 	order [numDims]parDim    // a.RankOrder, parsed
 	specs [2][2][]tensorSpec // [attention][moe]
+	// curves are the kernel speeds per training precision on c's GPU.
+	curves [len(recipes)]kernelCurves
 }
 
 // NewEvaluator validates its inputs and prepares the evaluation.
@@ -89,6 +91,7 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 		return nil, err
 	}
 	e := &Evaluator{m: m.clone(), c: c, a: a, order: order}
+	e.setCurves()
 	for _, attn := range []Attention{Flash, Eager} {
 		e.specs[attn][0] = layerTensors(e.m, attn, false)
 		if m.MoE != nil {
@@ -98,11 +101,22 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 	return e, nil
 }
 
+// setCurves prepares the kernel curves of every precision on e's GPU.
+func (e *Evaluator) setCurves() {
+	clock := e.a.SustainedClockOf(e.c.GPU)
+	for p := range e.curves {
+		e.curves[p] = cachedKernelCurves(e.c.GPU, Precision(p), clock, e.a.AttentionKernel)
+	}
+}
+
 // withCluster is e on cluster c: the same model, assumptions and
 // prepared tables.
 func (e *Evaluator) withCluster(c hardware.Cluster) *Evaluator {
 	ev := *e
 	ev.c = c
+	if c.GPU.Name != e.c.GPU.Name {
+		ev.setCurves()
+	}
 	return &ev
 }
 

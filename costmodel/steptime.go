@@ -130,27 +130,21 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	return in
 }
 
-// rates are the kernel speeds of plan p on e's GPU: the tensor-core
-// peak of the training precision at the GPU's sustained clock times the
-// GEMM or attention efficiency, and the HBM bandwidth times its
-// efficiency.
+// rates are the kernel speeds of plan p on e's GPU: the efficiency
+// curves of its precision (prepared by setCurves at the sustained clock)
+// and the HBM bandwidth times its efficiency.
 func (e *Evaluator) rates(p Plan) rates {
 	g, a := e.c.GPU, e.a
-	peak, _ := g.Peak(p.Precision.PeakFormat()) // checked by Estimate; 0 gives +Inf times
-	half := peak
-	r := rates{e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
+	kc := &e.curves[p.Precision]
+	r := rates{gemm: kc.gemm, half: kc.half, attn: kc.attn, gemmShare: a.GEMMEfficiency, attnShare: a.AttentionEfficiency,
+		e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
 		normX: 1, ropeX: 1, gluX: 1}
 	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
-		half = g.PeakBF16
 		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
 	}
 	if p.Precision == FP32 {
 		r.e = 4
 	}
-	clock := a.SustainedClockOf(g)
-	r.gemm = float64(peak) * clock * a.GEMMEfficiency
-	r.half = float64(half) * clock * a.GEMMEfficiency
-	r.attn = float64(half) * clock * a.AttentionEfficiency
 	if a.UnfusedElementwise {
 		r.ropeX, r.gluX = eagerRoPE, eagerGLU
 		if e.m.Norm == RMSNorm {

@@ -60,8 +60,13 @@ func TestLookupGPU(t *testing.T) {
 
 func TestPeakByPrecision(t *testing.T) {
 	if b, _ := LookupGPU("b300"); true {
-		if _, err := b.Peak("fp4"); err == nil || !strings.Contains(err.Error(), "no FP4") {
-			t.Errorf("b300 fp4 peak: %v, want an error naming the missing FP4 peak", err)
+		if p, err := b.Peak("fp4"); err != nil || p != b.PeakFP4 || p < 10e15 {
+			t.Errorf("b300 fp4 peak: %v, %v; want the catalog's dense FP4 peak", p, err)
+		}
+	}
+	if h, _ := LookupGPU("h100-sxm"); true {
+		if _, err := h.Peak("fp4"); err == nil || !strings.Contains(err.Error(), "no FP4") {
+			t.Errorf("h100 fp4 peak: %v, want an error naming the missing FP4 tensor cores", err)
 		}
 	}
 	a100, _ := LookupGPU("a100-80gb")

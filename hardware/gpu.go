@@ -81,7 +81,10 @@ func (g GPU) Peak(precision string) (FLOPRate, error) {
 	case "fp32":
 		return g.PeakBF16 / 2, nil
 	case "fp4":
-		return 0, fmt.Errorf("hardware: %s: the catalog holds no FP4 tensor-core peak; use fp8 or bf16", g.Name)
+		if g.PeakFP4 == 0 {
+			return 0, fmt.Errorf("hardware: %s has no FP4 tensor cores; use fp8 or bf16", g.Name)
+		}
+		return g.PeakFP4, nil
 	}
 	return 0, fmt.Errorf("hardware: unknown compute precision %q (valid: bf16, fp16, fp8, fp4, fp32)", precision)
 }

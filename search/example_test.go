@@ -25,5 +25,5 @@ func ExampleSearch() {
 	fmt.Printf("%d GPUs (states need at least %d); plans that fit: %d; peak %v\n",
 		r.GPUs, r.MinGPUs, r.Counts.Fit, r.Plans[0].Peak)
 	// Output:
-	// 104 GPUs (states need at least 86); plans that fit: 2; peak 73.5 GB
+	// 104 GPUs (states need at least 86); plans that fit: 2; peak 75.7 GB
 }

@@ -38,7 +38,7 @@ func writeLOSO(w io.Writer, l calibration.LOSO) {
 
 // writeTargets prints each accuracy target with met or not met.
 func writeTargets(w io.Writer, checks []calibration.Check) {
-	fmt.Fprintln(w, "\ntargets (enforced: the tests fail when one is not met):")
+	fmt.Fprintln(w, "\ntargets (enforced: the tests fail when one exceeds its guard, or its limit where it has none):")
 	for _, c := range checks {
 		tag := "reported"
 		if c.Enforced {

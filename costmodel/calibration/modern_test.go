@@ -56,36 +56,44 @@ func TestNVL72Domain(t *testing.T) {
 	}
 }
 
-// TestLOSO: with the fit set on one source, leaving out any other source
-// refits on the same rows (one fit), which reproduces the defaults, so
-// those sources' LOSO errors equal the comparison's within 0.5 points;
-// leaving out the fit source itself empties the fit set.
+// TestLOSO: leaving out each in-scope source refits on the others (one
+// fit each; the OutOfScope sources share the full fit), every compared
+// row is predicted once, a source predicted without its own rows is not
+// better than with them by more than noise, and the enforced targets hold
+// their guards.
 func TestLOSO(t *testing.T) {
 	cases, _ := Cases(load(t))
-	l, err := LeaveOneSourceOut(cases, InFit, Params, costmodel.DefaultAssumptions(), 60)
+	l, err := LeaveOneSourceOut(cases, InFit, Params, costmodel.DefaultAssumptions(), 15)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmp := comparison(t)
-	if l.Fits != 1 || len(l.Unfitted) != 1 || l.Unfitted[0] != FitSubset || l.All.Rows != cmp.All.Rows {
-		t.Fatalf("LOSO: %d fits, unfitted %v, %d rows of %d", l.Fits, l.Unfitted, l.All.Rows, cmp.All.Rows)
-	}
-	for _, s := range l.Sources {
-		if c, _ := cmp.Source(s.Source); math.Abs(c.Median-s.Median) > 0.005 {
-			t.Errorf("%s: LOSO median %.3f, comparison %.3f", s.Source, s.Median, c.Median)
+	inScope := map[string]bool{}
+	for _, c := range cases {
+		if InFit(c) {
+			inScope[c.Row.Source()] = true
 		}
 	}
-	checks := Targets(cmp, l)
-	for _, c := range checks {
-		if c.Enforced && !c.Met {
-			t.Errorf("enforced target not met: %s", c)
+	if l.Fits != len(inScope)+1 || len(l.Unfitted) != 0 || l.All.Rows != cmp.All.Rows {
+		t.Fatalf("LOSO: %d fits for %d in-scope sources, unfitted %v, %d rows of %d", l.Fits, len(inScope), l.Unfitted, l.All.Rows, cmp.All.Rows)
+	}
+	for _, s := range l.Sources {
+		c, _ := cmp.Source(s.Source)
+		t.Logf("%-34s in fit %5.1f%%  left out %5.1f%%", s.Source, 100*c.Median, 100*s.Median)
+		if s.Median < c.Median-0.02 {
+			t.Errorf("%s: LOSO median %.3f below the in-fit %.3f", s.Source, s.Median, c.Median)
+		}
+	}
+	for _, c := range Targets(cmp, l) {
+		if !c.Holds() {
+			t.Errorf("enforced target beyond its guard: %s", c)
 		}
 	}
 }
 
 // TestFitOnAnotherSet: the fit set is a function; fitting the GEMM
 // efficiency alone on the Table 5 steps moves it by less than 5 points
-// from the Table 4 value (the two tables agree) and improves Table 5.
+// from the value fitted on every in-scope row and improves Table 5.
 func TestFitOnAnotherSet(t *testing.T) {
 	cases, _ := Cases(load(t))
 	d := costmodel.DefaultAssumptions()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/costmodel/efficiency"
 )
 
 // Preset is one framework's settings. The zero value is not a preset;
@@ -13,8 +14,13 @@ import (
 type Preset struct {
 	// Name is the key users type (--framework), Title what it stands for.
 	Name, Title string
-	// Attention is the attention kernel.
+	// Attention is the attention kernel; Kernel the fused-attention
+	// implementation (costmodel.Assumptions.AttentionKernel).
 	Attention costmodel.Attention
+	Kernel    efficiency.Kernel
+	// CPAllGather: context parallelism all-gathers keys and values
+	// (costmodel.Assumptions field) instead of Megatron-Core's ring.
+	CPAllGather bool
 	// UnfusedElementwise: norms, rotary embeddings and SwiGLU run as
 	// eager PyTorch kernel chains (costmodel.Assumptions field).
 	UnfusedElementwise bool
@@ -46,6 +52,8 @@ type Setting struct {
 // Setting names, in the order Settings lists them.
 const (
 	SetAttention   = "attention"
+	SetKernel      = "attention kernel"
+	SetCP          = "context parallelism"
 	SetElementwise = "elementwise"
 	SetGradReduce  = "overlap-grad-reduce"
 	SetParamGather = "overlap-param-gather"
@@ -74,7 +82,12 @@ func (p Preset) Settings() []Setting {
 	if rec == "" {
 		rec = "none"
 	}
-	s := []Setting{{SetAttention, p.Attention.String(), ""}, {SetElementwise, elem, ""},
+	cp := "ring"
+	if p.CPAllGather {
+		cp = "all-gather"
+	}
+	s := []Setting{{SetAttention, p.Attention.String(), ""}, {SetKernel, p.Kernel.String(), ""}, {SetCP, cp, ""},
+		{SetElementwise, elem, ""},
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""}}
@@ -96,6 +109,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.OverlapGradReduce, a.OverlapParamGather = p.OverlapGradReduce, p.OverlapParamGather
 	a.TPCommOverlap, a.OverlapP2P = p.TPCommOverlap, p.OverlapP2P
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
+	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	return a
 }
 

@@ -1,6 +1,9 @@
 package frameworks
 
-import "github.com/gpu-planner/planner/costmodel"
+import (
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/costmodel/efficiency"
+)
 
 // Sources of the presets' settings.
 const (
@@ -24,6 +27,14 @@ const (
 	assumed     = "assumed: not stated by the framework's documentation"
 )
 
+// Sources of the attention-kernel and context-parallel settings.
+const (
+	srcTEKernel = "Transformer Engine DotProductAttention: cuDNN fused attention (FlashAttention-3 class on Hopper)"
+	srcSDPA     = "PyTorch scaled_dot_product_attention: the flash backend is FlashAttention-2 (PyTorch 2.2-2.5 release notes)"
+	srcMcoreCP  = "Megatron-Core context_parallel docs: ring of p2p K/V exchanges overlapped with attention"
+	srcTitanCP  = "torchtitan job config: context_parallel_rotate_method defaults to allgather"
+)
+
 // userPresets are the current frameworks users pick with --framework.
 var userPresets = []Preset{Megatron, NeMo, Torchtitan, DeepSpeed}
 
@@ -34,7 +45,8 @@ var Megatron = Preset{Name: "megatron", Title: "Megatron-Core (current Megatron-
 	OverlapP2P: true, GradAccumFP32: true, SequenceParallel: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8, costmodel.FP8CS, costmodel.FP8Blockwise, costmodel.MXFP8, costmodel.NVFP4},
 	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 1,
-	Cite: map[string]string{SetAttention: srcTEAttn, SetElementwise: srcTEFused, SetGradReduce: srcMcoreArgs,
+	Cite: map[string]string{SetKernel: srcTEKernel, SetCP: srcMcoreCP,
+		SetAttention: srcTEAttn, SetElementwise: srcTEFused, SetGradReduce: srcMcoreArgs,
 		SetParamGather: srcMcoreArgs, SetTPOverlap: srcMcoreArgs, SetP2P: srcMcoreP2P, SetGradDType: srcMcoreFP32,
 		SetSP: srcMcoreArgs, SetRecipes: srcMcoreArgs}}
 
@@ -45,24 +57,27 @@ var NeMo = Preset{Name: "nemo", Title: "NeMo / Megatron-Bridge performance recip
 	OverlapP2P: true, SequenceParallel: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Blockwise, costmodel.MXFP8, costmodel.NVFP4},
 	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 1,
-	Cite: map[string]string{SetAttention: srcTEAttn, SetElementwise: srcTEFused, SetGradReduce: srcBridge,
+	Cite: map[string]string{SetKernel: srcTEKernel, SetCP: srcMcoreCP,
+		SetAttention: srcTEAttn, SetElementwise: srcTEFused, SetGradReduce: srcBridge,
 		SetParamGather: srcBridge, SetTPOverlap: srcBridge, SetP2P: srcMcoreP2P,
 		SetGradDType: assumed + " (bf16 gradient reduction)", SetSP: srcBridge, SetRecipes: srcBridgeFP}}
 
 // Torchtitan is current torchtitan: FSDP2, torch.compile, SDPA.
 var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.compile)",
-	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
+	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, CPAllGather: true, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
 	SequenceParallel: true, Recipes: []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Rowwise, costmodel.MXFP8},
 	Recompute: costmodel.Selective, MicroBatch: 1, ZeRO: 3,
-	Cite: map[string]string{SetAttention: srcTitanDoc, SetElementwise: srcTitanDoc + ": torch.compile fuses them",
+	Cite: map[string]string{SetKernel: srcSDPA, SetCP: srcTitanCP,
+		SetAttention: srcTitanDoc, SetElementwise: srcTitanDoc + ": torch.compile fuses them",
 		SetGradReduce: srcTitanDoc, SetParamGather: srcTitanDoc, SetTPOverlap: srcTitanTP,
 		SetP2P: assumed, SetGradDType: srcTitanMP, SetSP: srcTitanTP, SetRecipes: srcTitanDoc}}
 
 // DeepSpeed is DeepSpeed ZeRO with its overlapped communication.
 var DeepSpeed = Preset{Name: "deepspeed", Title: "DeepSpeed ZeRO",
-	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
+	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
 	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 2,
-	Cite: map[string]string{SetAttention: assumed + " (the model code's SDPA)", SetElementwise: assumed + " (Hugging Face eager kernels are counted as fused)",
+	Cite: map[string]string{SetKernel: srcSDPA, SetCP: "DeepSpeed has no context parallelism of this kind (Ulysses is not modeled)",
+		SetAttention: assumed + " (the model code's SDPA)", SetElementwise: assumed + " (Hugging Face eager kernels are counted as fused)",
 		SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine, SetTPOverlap: "DeepSpeed has no tensor-parallel overlap",
 		SetP2P: "DeepSpeed PipelineEngine: blocking p2p", SetGradDType: "DeepSpeed keeps fp32 gradients for the fp32 master (bf16_optimizer)",
 		SetSP: "DeepSpeed has no Megatron sequence parallelism", SetRecipes: "DeepSpeed has no FP8 recipe of its own"}}

@@ -13,13 +13,13 @@ import (
 // allowed lists, for each package, the project packages it may import.
 var allowed = map[string][]string{
 	"hardware":              {"internal/names"},
-	"costmodel":             {"hardware", "internal/names"},
+	"costmodel":             {"hardware", "internal/names", "costmodel/efficiency"},
 	"costmodel/efficiency":  {"hardware"},
-	"costmodel/frameworks":  {"hardware", "costmodel"},
-	"costmodel/calibration": {"hardware", "costmodel", "costmodel/frameworks"},
-	"search":                {"hardware", "costmodel", "internal/names"},
-	"kernel":                {"hardware", "costmodel", "search"},
-	"cmd/planner":           {"hardware", "costmodel", "costmodel/frameworks", "costmodel/calibration", "search"},
+	"costmodel/frameworks":  {"hardware", "costmodel", "costmodel/efficiency"},
+	"costmodel/calibration": {"hardware", "costmodel", "costmodel/frameworks", "costmodel/efficiency"},
+	"search":                {"hardware", "costmodel", "internal/names", "costmodel/efficiency"},
+	"kernel":                {"hardware", "costmodel", "search", "costmodel/efficiency"},
+	"cmd/planner":           {"hardware", "costmodel", "costmodel/frameworks", "costmodel/calibration", "search", "costmodel/efficiency"},
 }
 
 func TestImportDirection(t *testing.T) {

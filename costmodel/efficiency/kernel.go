@@ -1,0 +1,120 @@
+package efficiency
+
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Kernel is an implementation of fused attention. The fitted curve
+// (AttentionFor) is TensorRT-LLM's FMHA; training frameworks call other
+// kernels whose published benchmarks differ from it by tens of percent,
+// so Kernel rescales the curve's ceiling to the kernel's own figure.
+type Kernel int
+
+const (
+	// KernelBest is the generation's fastest published training kernel:
+	// FlashAttention-2 on Ampere and Ada, FlashAttention-3 (and cuDNN's
+	// fused attention, which Transformer Engine calls, at about the same
+	// speed) on Hopper, the fitted curve on Blackwell.
+	KernelBest Kernel = iota
+	// KernelFA2 is FlashAttention-2 (flash-attn 2.x, PyTorch SDPA's flash
+	// backend), which on Hopper does not use its asynchronous tensor cores.
+	KernelFA2
+	// KernelFA3 is FlashAttention-3 or cuDNN fused attention on Hopper.
+	KernelFA3
+)
+
+var kernelNames = [...]string{"best", "fa2", "fa3"}
+
+func (k Kernel) String() string {
+	if k < 0 || int(k) >= len(kernelNames) {
+		return fmt.Sprintf("Kernel(%d)", int(k))
+	}
+	return kernelNames[k]
+}
+
+// MarshalText writes the kernel's name.
+func (k Kernel) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kernel's name.
+func (k *Kernel) UnmarshalText(b []byte) error {
+	v, err := ParseKernel(string(b))
+	*k = v
+	return err
+}
+
+// ParseKernel reads a kernel name: best, fa2 or fa3.
+func ParseKernel(s string) (Kernel, error) {
+	for i, n := range kernelNames {
+		if s == n {
+			return Kernel(i), nil
+		}
+	}
+	return 0, fmt.Errorf("efficiency: unknown attention kernel %q (valid: best, fa2, fa3)", s)
+}
+
+// benchmark is a kernel's published forward speed at one shape: bf16,
+// head dim 128, 16 heads of 16,384 tokens (the 16k-token setting of the
+// FlashAttention papers' figures), no causal mask.
+type benchmark struct {
+	arch   hardware.Arch
+	kernel Kernel
+	tflops float64
+	source string
+}
+
+// benchmarks are the published figures Kernel rescales to.
+var benchmarks = []benchmark{
+	{hardware.Ampere, KernelFA2, 230, "Dao 2023 (arXiv:2307.08691), sec. 4: FlashAttention-2 forward up to 230 TFLOP/s on A100"},
+	{hardware.Hopper, KernelFA2, 370, "Shah et al. 2024 (arXiv:2407.08608), Fig. 5: FlashAttention-2 forward, H100, head dim 128, 16k"},
+	{hardware.Hopper, KernelFA3, 648, "Shah et al. 2024 (arXiv:2407.08608), Fig. 5: FlashAttention-3 forward, H100, head dim 128, 16k"},
+}
+
+// fa2OverFA3 is FlashAttention-2's speed over FlashAttention-3's on
+// Hopper (370/648, the figures above): where no FA2 figure is published
+// for a later generation, FA2 is taken to lose the same share against
+// the generation's best kernel.
+const fa2OverFA3 = 370.0 / 648
+
+// WithKernel is the curve rescaled to kernel k on generation arch: the
+// ceiling times published / predicted at the benchmark shape, so the
+// forward matches the kernel's published figure there; the backward
+// follows through the fitted backward share. It returns the rescaled
+// curve and the figure it rests on ("" when the fitted curve is kept).
+func (a Attention) WithKernel(arch hardware.Arch, k Kernel) (Attention, string) {
+	if arch == hardware.CDNA3 {
+		return a, ""
+	}
+	if k == KernelBest {
+		k = KernelFA3
+		if arch == hardware.Ampere || arch == hardware.Ada {
+			k = KernelFA2
+		}
+	}
+	for _, b := range benchmarks {
+		if b.arch == arch && b.kernel == k && b.tflops > 0 {
+			return a.scaledTo(b.tflops * 1e12), b.source
+		}
+	}
+	if k == KernelFA2 && arch != hardware.Ampere && arch != hardware.Ada {
+		scaled := a
+		scaled.Ceiling *= fa2OverFA3
+		return scaled, "FlashAttention-2 at 370/648 of FlashAttention-3 (Shah et al. 2024, Fig. 5), applied to the fitted curve"
+	}
+	return a, ""
+}
+
+// scaledTo rescales the ceiling so that the forward at the benchmark
+// shape reaches rate FLOP/s. The forward is compute-bound there, so two
+// proportional corrections converge to within a fraction of a percent
+// despite the fixed launch time.
+func (a Attention) scaledTo(rate float64) Attention {
+	const heads, s, d = 16, 16384, 128
+	for range 2 {
+		t := a.Forward(heads, s, s, d, d, false)
+		got := Flops(heads, s, s, d, d, false) / t
+		a.Ceiling *= rate / got
+	}
+	return a
+}
