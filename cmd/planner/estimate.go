@@ -70,6 +70,11 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 	if err != nil {
 		return err
 	}
+	// The plan against the model first, so a pp above the layers is
+	// named as such, not as a GPU count that fills no whole node.
+	if _, err := p.Normalize(m, 0); err != nil {
+		return badInput(err)
+	}
 	c, err := f.cluster.resolve(p.GPUs())
 	if err != nil {
 		return err

@@ -25,6 +25,10 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --pp 33", 2, "pp=33 exceeds the 32 layers"},
+	{"estimate --model llama3-8b --tp abc", 2, `--tp "abc": want an integer`},
+	{"estimate --model llama3-8b --sp=maybe", 2, `--sp "maybe": want true or false`},
+	{"estimate --model llama3-8b --tpp 2", 2, "--tpp (did you mean --pp?)"},
 	{"estimate --model llama3-8b --cp 3", 2, "cp=3 does not split seq=4096 into 2*cp equal chunks (valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 	{"search --model llama3-8b --gpus 8 --cp 3", 2, "(valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 	{"estimate --model llama3-8b --gpus 0", 2, "--gpus 0 is not a GPU count"},
@@ -102,6 +106,19 @@ func TestClusterFileOverflow(t *testing.T) {
 		code, _, errs := runCLI(t, cmd, "--model", "llama3-8b", "--cluster", p)
 		if code != 2 || !strings.Contains(errs, "2305843009213693953 nodes") {
 			t.Errorf("%s --cluster: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
+}
+
+// TestFlagTypoIsShort: a bad flag value prints one line naming the flag,
+// the value and what is valid, and where help is; not the whole usage.
+func TestFlagTypoIsShort(t *testing.T) {
+	for _, line := range []string{"estimate --model llama3-8b --tp abc", "search --model llama3-8b --zero x", "serve --model llama3-8b --users many", "validate --bogus"} {
+		code, _, errs := runLine(t, line)
+		cmd := strings.Fields(line)[0]
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || len(lines) != 2 || lines[1] != "run planner "+cmd+" -h for help" {
+			t.Errorf("planner %s: exit %d, stderr %q", line, code, errs)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "planner %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "planner %s: %v\nrun planner %s -h for help\n", args[0], err, args[0])
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "planner %s: %v\n", args[0], err)
