@@ -134,7 +134,7 @@ func moreGPUs(q ServeQuery) (Alternative, error) {
 	if err != nil {
 		return alt, err
 	}
-	alt.GPUs, alt.Best, alt.Change = n, best, fmt.Sprintf("%d GPUs", n)
+	alt.GPUs, alt.Best, alt.Change = n, best, hardware.Plural(n, "GPU", "GPUs")
 	return alt, nil
 }
 

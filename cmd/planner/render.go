@@ -81,10 +81,7 @@ func describeCluster(c hardware.Cluster) string {
 
 // plural returns "1 micro-batch" or "4 micro-batches".
 func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return hardware.Plural(n, one, many)
 }
 
 func writeAssumptions(w io.Writer, a costmodel.Assumptions) {

@@ -64,9 +64,9 @@ func headline(r *search.Result) string {
 	}
 	switch {
 	case r.Objective == search.Throughput && len(r.Plans) > 0:
-		return fmt.Sprintf("best plans on %d GPUs, by throughput (ties: more headroom, fewer exposed network bytes, plan):", r.GPUs)
+		return fmt.Sprintf("best plans on %s, by throughput (ties: more headroom, fewer exposed network bytes, plan):", plural(r.GPUs, "GPU", "GPUs"))
 	case r.Objective == search.Throughput:
-		return fmt.Sprintf("nothing fits on %d GPUs.", r.Searched[1])
+		return fmt.Sprintf("nothing fits on %s.", plural(r.Searched[1], "GPU", "GPUs"))
 	case len(r.Plans) > 0 && r.GPUs == r.Searched[0]:
 		return fmt.Sprintf("fewest GPUs: %d (%s), the smallest of the %s searched; %d GPUs is the fewest whose\nbudgets could hold the model states alone. Best plans on %d GPUs:",
 			r.GPUs, nodes(r), unit, r.MinGPUs, r.GPUs)
