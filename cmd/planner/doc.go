@@ -17,6 +17,7 @@
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
+//	explain-plan  each part of a plan string, spelled out
 //
 // Every command takes -h for its flags and --json for machine output in
 // raw base units (bytes as integers).
@@ -179,4 +180,14 @@
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Reading a plan string
+//
+// Every plan prints as one string: tp<T>-pp<P>[v<V>][<first>,<last>]-cp<C>-dp<D>-zero<Z>[-sp]-<recompute>-mb<M>[-gpipe],
+// the tensor, pipeline (with virtual stages and the layers of the first
+// and last stage when they differ), context and data parallel degrees,
+// the ZeRO stage, sequence parallelism, the recompute policy and the
+// micro-batch size. explain-plan spells one out:
+//
+//	$ planner explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1
 package main

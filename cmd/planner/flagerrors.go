@@ -21,6 +21,9 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 	if err == flag.ErrHelp {
 		fmt.Fprintf(out, "usage of %s:\n", fs.Name())
 		fs.PrintDefaults()
+		if f := helpFooters[fs.Name()]; f != "" {
+			fmt.Fprintf(out, "\n%s\n", f)
+		}
 		return err
 	}
 	if err != nil {
@@ -28,6 +31,10 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// helpFooters are printed after a command's flags by -h, keyed by the
+// flag set's name ("planner search").
+var helpFooters = map[string]string{}
 
 var (
 	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`)

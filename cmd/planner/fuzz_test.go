@@ -36,6 +36,8 @@ var fuzzSeeds = []string{
 	"serve --model llama3-70b --context 8192 --users 32 --json",
 	"validate --csv @csv",
 	"validate --csv @zero",
+	"explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1",
+	"explain-plan tp1-pp1-cp1-dp1-zero0-none-mb1-gpipe",
 	"models", "gpus --sources", "help", "",
 }
 

@@ -122,3 +122,18 @@ func TestFlagTypoIsShort(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainPlan(t *testing.T) {
+	code, out, errs := runCLI(t, "explain-plan", "tp2-pp4[7,9]-cp1-dp1-zero3-full-mb1-gpipe")
+	for _, want := range []string{"over 2 GPUs", "in 4 stages", "7 layers on the first stage and 9 on the last", "over 1 GPU\n", "1 replica,",
+		"ZeRO 3 (FSDP)", "full recompute", "micro-batches of 1 sequence\n", "GPipe schedule", "= 8\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stderr %q: output lacks %q:\n%s", code, errs, want, out)
+		}
+	}
+	for _, bad := range []string{"tp8", "tp0-pp1-cp1-dp1-zero0-none-mb1", "tp1-pp1-cp1-dp1-zero4-none-mb1", ""} {
+		if code, _, _ := runCLI(t, "explain-plan", bad); code != 2 {
+			t.Errorf("explain-plan %q: exit %d, want 2", bad, code)
+		}
+	}
+}

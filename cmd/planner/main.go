@@ -111,6 +111,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: planner <command> [flags]   (planner <command> -h for its flags)")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 }

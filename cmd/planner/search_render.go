@@ -27,6 +27,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 	fmt.Fprintf(w, "\n%s\n", headline(r))
 	if len(r.Plans) > 0 {
 		writePlanTable(w, r.Plans)
+		fmt.Fprintf(w, "\n%s\n", planLegend)
 		if len(r.Why) > 0 {
 			fmt.Fprintf(w, "\nwhy #1 ranks above #2 (%s):\n", r.Plans[1].PlanString)
 			for _, s := range r.Why {
