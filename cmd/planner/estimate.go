@@ -100,7 +100,7 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
 		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
-	fmt.Fprintf(w, "\nmemory per GPU, pipeline stage %d of %d (the most loaded):\n", r.PeakStage, p.PP)
+	fmt.Fprintf(w, "\nmemory per GPU, %s (the most loaded):\n", stageOf(r.PeakStage, p.PP))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	if !r.Memory.Fits {
 		writeLargest(w, r.Memory)
@@ -117,6 +117,7 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 }
 
 func writeStages(w io.Writer, r *costmodel.Report) {
+	fmt.Fprintf(w, "\npipeline stages, numbered from 0 as in --json:")
 	fmt.Fprintf(w, "\n%5s %6s %10s %10s %12s %10s %10s  %s\n", "stage", "layers", "params", "states", "activations", "overheads", "total", "fits")
 	for _, s := range r.Stages {
 		fits := "yes"

@@ -137,3 +137,14 @@ func TestExplainPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestStagesNumberedAsJSON: the text numbers pipeline stages from 0, as
+// the JSON does, and says so.
+func TestStagesNumberedAsJSON(t *testing.T) {
+	_, out, _ := runLine(t, "estimate --model llama3-70b --tp 8 --pp 4 --gpus 32 --stages")
+	for _, want := range []string{"pipeline stage 0 of 0-3 (the most loaded)", "numbered from 0 as in --json", "pipeline stage 3 of 0-3 (the slowest)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // writeTraffic prints the collectives of one step on the slowest stage.
 func writeTraffic(w io.Writer, r *costmodel.Report) {
 	b := r.Performance.Breakdown
-	fmt.Fprintf(w, "\ncommunication per GPU per step, pipeline stage %d of %d (the slowest):\n", b.Stage, r.Plan.PP)
+	fmt.Fprintf(w, "\ncommunication per GPU per step, %s (the slowest):\n", stageOf(b.Stage, r.Plan.PP))
 	if len(r.Traffic) == 0 {
 		fmt.Fprintln(w, "  none (no parallel dimension above 1)")
 		return
@@ -34,7 +34,7 @@ func writeTraffic(w io.Writer, r *costmodel.Report) {
 func writeStepTime(w io.Writer, r *costmodel.Report) {
 	perf, p := r.Performance, r.Plan
 	b := perf.Breakdown
-	fmt.Fprintf(w, "\nstep time, pipeline stage %d of %d, %s:\n", b.Stage, p.PP, plural(b.MicroBatches, "micro-batch", "micro-batches"))
+	fmt.Fprintf(w, "\nstep time, %s, %s:\n", stageOf(b.Stage, p.PP), plural(b.MicroBatches, "micro-batch", "micro-batches"))
 	line := func(name string, v hardware.Seconds, note string) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
 	}

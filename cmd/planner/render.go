@@ -79,6 +79,15 @@ func describeCluster(c hardware.Cluster) string {
 		c, c.GPU.HBM, c.GPU.HBMQuoted, c.GPU.PeakBF16)
 }
 
+// stageOf names pipeline stage s of pp as the JSON numbers them, from 0:
+// "pipeline stage 3 of 0-3".
+func stageOf(s, pp int) string {
+	if pp == 1 {
+		return "pipeline stage 0 (the only one)"
+	}
+	return fmt.Sprintf("pipeline stage %d of 0-%d", s, pp-1)
+}
+
 // plural returns "1 micro-batch" or "4 micro-batches".
 func plural(n int, one, many string) string {
 	return hardware.Plural(n, one, many)
