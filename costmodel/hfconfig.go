@@ -27,6 +27,8 @@ type hfConfig struct {
 	AttentionBias     *bool    `json:"attention_bias"`
 	MLPBias           *bool    `json:"mlp_bias"`
 	HiddenAct         string   `json:"hidden_act"`
+	HiddenActivation  string   `json:"hidden_activation"`
+	SlidingPattern    *int     `json:"sliding_window_pattern"`
 	SlidingWindow     *int     `json:"sliding_window"`
 	UseSlidingWindow  *bool    `json:"use_sliding_window"`
 	MaxWindowLayers   *int     `json:"max_window_layers"`
@@ -62,7 +64,7 @@ type hfConfig struct {
 }
 
 // HFModelTypes lists the Hugging Face model_type values ParseHFConfig reads.
-var HFModelTypes = []string{"deepseek_v3", "gpt2", "gpt_oss", "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe"}
+var HFModelTypes = []string{"deepseek_v3", "gemma2", "gemma3_text", "gpt2", "gpt_oss", "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe"}
 
 // ParseHFConfig reads a Hugging Face config.json. name labels the model
 // (for example the file's base name). A missing field, an unsupported
@@ -163,7 +165,9 @@ func (r *reader) decoder() *Model {
 	if heads > 0 {
 		m.HeadDim = opt(c.HeadDim, h/heads)
 	}
-	if c.HiddenAct != "" && c.HiddenAct != "silu" && c.HiddenAct != "swiglu" {
+	if isGemma(c.ModelType) {
+		r.gemma(m)
+	} else if c.HiddenAct != "" && c.HiddenAct != "silu" && c.HiddenAct != "swiglu" {
 		r.fail("hidden_act %q (only silu gated MLPs are modelled for %s)", c.HiddenAct, c.ModelType)
 	}
 	switch c.ModelType {
@@ -173,7 +177,7 @@ func (r *reader) decoder() *Model {
 		m.FFN = r.req("intermediate_size", c.IntermediateSize)
 	}
 	m.QKVBias = c.ModelType == "qwen2" || optBool(c.AttentionBias, false) && c.ModelType != "gpt_oss"
-	m.QKNorm = c.ModelType == "qwen3" || c.ModelType == "qwen3_moe"
+	m.QKNorm = m.QKNorm || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe"
 	if optBool(c.MLPBias, false) {
 		r.fail("mlp_bias true is not modelled")
 	}
@@ -211,6 +215,8 @@ func (r *reader) sliding(m *Model) {
 				m.SlidingLayers++
 			}
 		}
+	case c.ModelType == "gemma2" || c.ModelType == "gemma3_text":
+		m.SlidingLayers = gemmaSlidingLayers(c.ModelType, m.Layers, opt(c.SlidingPattern, 6))
 	case c.ModelType == "mistral" || c.ModelType == "mixtral":
 		m.SlidingLayers = m.Layers
 	case c.ModelType == "qwen2" || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe":
