@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 func main() {
@@ -99,10 +101,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
+	names := lo.Keys(commands)
 	slices.Sort(names)
 	return names
 }

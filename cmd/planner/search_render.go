@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
@@ -139,13 +141,7 @@ func candidatesLine(r *search.Result) string {
 
 // rejections lists the reasons that rejected any candidate.
 func rejections(c search.Counts) []search.Reason {
-	var out []search.Reason
-	for _, r := range search.Reasons() {
-		if c.Rejected[r] > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
+	return lo.Filter(search.Reasons(), func(r search.Reason, _ int) bool { return c.Rejected[r] > 0 })
 }
 
 func exposedComm(p costmodel.Performance) string {
