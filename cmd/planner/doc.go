@@ -155,6 +155,10 @@
 // first beats the second, and counts every candidate by the reason it
 // was rejected; --json, --csv and --markdown carry the same results.
 //
+// Text output keeps to 100 columns where it can: prose wraps, and the
+// plan table shows the GPUs and exposed-communication columns only with
+// --wide.
+//
 // The best plans for Llama 3 405B on 128 H100s, by throughput:
 //
 //	$ planner search --model llama3-405b --gpus 128

@@ -96,10 +96,10 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 
 func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stages bool) {
 	p := r.Plan
-	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
-	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
-	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
-		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
+	header(w, "model", m.Name+": "+describeModel(m))
+	header(w, "cluster", describeCluster(r.Cluster))
+	header(w, "plan", fmt.Sprintf("%s; seq %d, gbs %d (%s per step), %s, %s, %s attention",
+		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention))
 	fmt.Fprintf(w, "\nmemory per GPU, %s (the most loaded):\n", stageOf(r.PeakStage, p.PP))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	if !r.Memory.Fits {

@@ -15,9 +15,10 @@ func init() {
 }
 
 // planLegend is the short key to the plan strings the search prints.
-const planLegend = `plan string: tp<T>-pp<P>[v<V>][<first>,<last>]-cp<C>-dp<D>-zero<Z>[-sp]-<recompute>-mb<M>[-gpipe]:
-  tensor, pipeline (virtual stages, layers on the first and last stage), context and data parallel
-  degrees, ZeRO stage, sequence parallelism, recompute, micro-batch; planner explain-plan PLAN spells one out`
+const planLegend = `plan string: tp<T>-pp<P>[v<V>][<first>,<last>]-cp<C>-dp<D>-zero<Z>[-sp]-<recompute>-mb<M>[-gpipe]
+  = tensor, pipeline (v: virtual stages; [first,last]: layers on the end stages), context and
+  data parallel degrees, ZeRO stage, sequence parallelism, recompute, micro-batch size;
+  planner explain-plan PLAN spells one out`
 
 func runExplainPlan(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("explain-plan", stderr)

@@ -148,3 +148,28 @@ func TestStagesNumberedAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestTextWidth: the search output keeps to 100 columns by default when
+// its plan strings are of usual length; --wide adds the GPUs and
+// exposed-communication columns.
+func TestTextWidth(t *testing.T) {
+	for _, line := range []string{"search --model llama3-8b --gpus 8", "search --model llama3-405b --gpus 128", "search --model llama3-405b --max-gpus 512 --top 3"} {
+		_, out, _ := runLine(t, line)
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > textWidth {
+				t.Errorf("planner %s: %d columns: %q", line, n, l)
+			}
+		}
+	}
+	_, out, _ := runLine(t, "search --model llama3-8b --gpus 8 --wide")
+	if !strings.Contains(out, "exposed comm") {
+		t.Error("--wide lacks the exposed comm column")
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	got := wrapText("aaa bbb ccc ddd", 9, "  ")
+	if want := "aaa bbb\n  ccc ddd"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

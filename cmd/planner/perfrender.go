@@ -69,23 +69,24 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")
 	peak, _ := r.Cluster.GPU.Peak(p.Precision.String())
-	fmt.Fprintf(w, "  throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense\n",
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense",
 		hardware.Number(perf.TokensPerSecond), hardware.Number(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
-		100*perf.MFU, 100*perf.HFU, peak, p.Precision)
+		100*perf.MFU, 100*perf.HFU, peak, p.Precision), textWidth-2, "    "))
 	fmt.Fprintf(w, "  one layer, one micro-batch: forward %v, backward %v; model FLOPs per token %v\n",
 		b.LayerForward, b.LayerBackward, perf.ModelFLOPsPerToken)
-	fmt.Fprintf(w, "  FLOPs: %s\n", r.FLOPFormula)
+	fmt.Fprintf(w, "  %s\n", wrapText("FLOPs: "+r.FLOPFormula, textWidth-2, "    "))
 }
 
 // writeStepAssumptions prints the step-time assumptions.
 func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) {
 	on := map[bool]string{true: "on", false: "off"}
-	fmt.Fprintf(w, "step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
+	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
-		"overlap: gradient reduce %s, weight gather %s, tp %s, pp %s; unfused elementwise %s; rank order %s\n",
+		"overlap: gradient reduce %s, weight gather %s, tp %s, pp %s; unfused elementwise %s; rank order %s",
 		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
 		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], on[a.OverlapP2P], on[a.UnfusedElementwise], orderName(a.RankOrder))
+	fmt.Fprintln(w, wrapText(s, textWidth, "  "))
 }
 
 func orderName(o costmodel.RankOrder) string {

@@ -82,9 +82,6 @@ func describeCluster(c hardware.Cluster) string {
 // stageOf names pipeline stage s of pp as the JSON numbers them, from 0:
 // "pipeline stage 3 of 0-3".
 func stageOf(s, pp int) string {
-	if pp == 1 {
-		return "pipeline stage 0 (the only one)"
-	}
 	return fmt.Sprintf("pipeline stage %d of 0-%d", s, pp-1)
 }
 
@@ -94,16 +91,16 @@ func plural(n int, one, many string) string {
 }
 
 func writeAssumptions(w io.Writer, a costmodel.Assumptions) {
-	fmt.Fprintf(w, "\nassumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
+	s := fmt.Sprintf("assumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
 		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
 	if a.GradAccumFP32 {
-		fmt.Fprint(w, ", fp32 gradients")
+		s += ", fp32 gradients"
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n%s\n", wrapText(s, textWidth, "  "))
 }
 
 func writeNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintln(w, wrapText("note: "+n, textWidth, "  "))
 	}
 }

@@ -34,7 +34,7 @@ type searchFlags struct {
 	mbs                           intList
 	recompute                     recomputeList
 	sp                            boolList
-	json, csv, markdown           bool
+	json, csv, markdown, wide     bool
 	set                           map[string]bool
 }
 
@@ -75,6 +75,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units")
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
+	fs.BoolVar(&f.wide, "wide", false, "text tables with every column (GPUs, exposed communication), past 100 columns")
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -133,7 +134,7 @@ func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) e
 	case f.markdown:
 		writeSearchMarkdown(w, m, r)
 	default:
-		writeSearchText(w, m, r)
+		writeSearchText(w, m, r, f.wide)
 	}
 	return nil
 }
