@@ -94,7 +94,10 @@ func (m *Model) attentionParams(t int) float64 {
 	if m.Bias {
 		p += h // output projection bias (row-parallel: replicated)
 	}
-	if m.QKNorm {
+	switch {
+	case m.QKNormFull:
+		p += q + kv
+	case m.QKNorm:
 		p += 2 * d
 	}
 	if m.AttnSinks {
