@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/janpfeifer/gonb v0.11.4
+	github.com/samber/lo v1.53.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

@@ -80,6 +80,12 @@ var builtin = []*Model{
 		FFN: 14336, Vocab: 32000, MaxSeq: 32768, Norm: RMSNorm, MLP: SwiGLU, SlidingWindow: 4096, SlidingLayers: 32,
 		Source: "Mistral-7B-v0.1 config (litgpt litgpt/config.py 'Mistral-7B-{}v0.1'; mlc-llm preset 'mistral_7b'): 7,241,732,096 parameters",
 	},
+	{
+		Name: "gemma2-9b", Family: "gemma2", Layers: 42, Hidden: 3584, Heads: 16, KVHeads: 8, HeadDim: 256,
+		FFN: 14336, Vocab: 256000, MaxSeq: 8192, Norm: RMSNorm, MLP: SwiGLU, PostNorms: true, TiedEmbeddings: true,
+		SlidingWindow: 4096, SlidingLayers: 21,
+		Source: "google/gemma-2-9b config (Gemma2Config as transformers prints it, Retruth/deontic nlp_models/gemma2/README.md; Gemma Team 2024, arXiv:2408.00118, Table 1: 917,504,000 embedding + 8,324,201,984 other parameters)",
+	},
 }
 
 var loadCatalog = sync.OnceValues(func() (map[string]*Model, error) {

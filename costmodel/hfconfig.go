@@ -27,6 +27,8 @@ type hfConfig struct {
 	AttentionBias     *bool    `json:"attention_bias"`
 	MLPBias           *bool    `json:"mlp_bias"`
 	HiddenAct         string   `json:"hidden_act"`
+	HiddenActivation  string   `json:"hidden_activation"`
+	SlidingPattern    *int     `json:"sliding_window_pattern"`
 	SlidingWindow     *int     `json:"sliding_window"`
 	UseSlidingWindow  *bool    `json:"use_sliding_window"`
 	MaxWindowLayers   *int     `json:"max_window_layers"`
@@ -62,7 +64,7 @@ type hfConfig struct {
 }
 
 // HFModelTypes lists the Hugging Face model_type values ParseHFConfig reads.
-var HFModelTypes = []string{"deepseek_v3", "gpt2", "gpt_oss", "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe"}
+var HFModelTypes = []string{"deepseek_v3", "gemma2", "gemma3_text", "gpt2", "gpt_oss", "llama", "mistral", "mixtral", "olmo2", "phi3", "qwen2", "qwen3", "qwen3_moe"}
 
 // ParseHFConfig reads a Hugging Face config.json. name labels the model
 // (for example the file's base name). A missing field, an unsupported
@@ -163,7 +165,9 @@ func (r *reader) decoder() *Model {
 	if heads > 0 {
 		m.HeadDim = opt(c.HeadDim, h/heads)
 	}
-	if c.HiddenAct != "" && c.HiddenAct != "silu" && c.HiddenAct != "swiglu" {
+	if isGemma(c.ModelType) {
+		r.gemma(m)
+	} else if c.HiddenAct != "" && c.HiddenAct != "silu" && c.HiddenAct != "swiglu" {
 		r.fail("hidden_act %q (only silu gated MLPs are modelled for %s)", c.HiddenAct, c.ModelType)
 	}
 	switch c.ModelType {
@@ -173,7 +177,12 @@ func (r *reader) decoder() *Model {
 		m.FFN = r.req("intermediate_size", c.IntermediateSize)
 	}
 	m.QKVBias = c.ModelType == "qwen2" || optBool(c.AttentionBias, false) && c.ModelType != "gpt_oss"
-	m.QKNorm = c.ModelType == "qwen3" || c.ModelType == "qwen3_moe"
+	m.QKNorm = m.QKNorm || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe" || c.ModelType == "olmo2"
+	// OLMo 2 normalizes after attention and after the MLP instead of
+	// before (post_attention_layernorm, post_feedforward_layernorm): two
+	// norms per layer all the same, and q_norm/k_norm over the whole
+	// projections (transformers models/olmo2/modeling_olmo2.py).
+	m.QKNormFull = c.ModelType == "olmo2"
 	if optBool(c.MLPBias, false) {
 		r.fail("mlp_bias true is not modelled")
 	}
@@ -196,7 +205,9 @@ func (r *reader) fail(format string, args ...any) {
 // sliding reads the sliding-window attention layers as Hugging Face
 // transformers' modeling code applies them for each model_type: a config
 // that lists layer_types (gpt-oss, newer configs of every family) names
-// each layer; Mistral and Mixtral window every layer; Qwen2, Qwen3 and
+// each layer; Gemma 2 windows the even layers and Gemma 3 all but every
+// sliding_window_pattern-th (6 by default); Mistral, Mixtral and Phi-3
+// window every layer (Phi3Attention passes sliding_window); Qwen2, Qwen3 and
 // Qwen3-MoE only with use_sliding_window true (false by default), on the
 // layers from max_window_layers on; Llama and DeepSeek-V3 ignore the key.
 func (r *reader) sliding(m *Model) {
@@ -211,7 +222,9 @@ func (r *reader) sliding(m *Model) {
 				m.SlidingLayers++
 			}
 		}
-	case c.ModelType == "mistral" || c.ModelType == "mixtral":
+	case c.ModelType == "gemma2" || c.ModelType == "gemma3_text":
+		m.SlidingLayers = gemmaSlidingLayers(c.ModelType, m.Layers, opt(c.SlidingPattern, 6))
+	case c.ModelType == "mistral" || c.ModelType == "mixtral" || c.ModelType == "phi3":
 		m.SlidingLayers = m.Layers
 	case c.ModelType == "qwen2" || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe":
 		if optBool(c.UseSlidingWindow, false) {

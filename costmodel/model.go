@@ -67,8 +67,16 @@ type Model struct {
 	// query, key and value projections do (Qwen2).
 	Bias    bool `json:"bias"`
 	QKVBias bool `json:"qkv_bias"`
-	// QKNorm: RMSNorm on queries and keys per head (Qwen3).
+	// QKNorm: RMSNorm on queries and keys per head (Qwen3, Gemma 3).
 	QKNorm bool `json:"qk_norm"`
+	// PostNorms: a second norm after attention and after the MLP of each
+	// layer, four per layer (Gemma 2 and 3's post_attention_layernorm and
+	// post_feedforward_layernorm beside the two pre-norms).
+	PostNorms bool `json:"post_norms,omitempty"`
+	// QKNormFull: the query and key norms span the whole projection
+	// (heads x head_dim and kv_heads x head_dim weights, OLMo 2's q_norm
+	// and k_norm) rather than one head_dim weight shared by the heads.
+	QKNormFull bool `json:"qk_norm_full,omitempty"`
 	// AttnSinks: one learned sink logit per head (gpt-oss).
 	AttnSinks bool `json:"attn_sinks"`
 	// Dropout: training applies dropout after attention, the MLP and the

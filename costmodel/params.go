@@ -50,11 +50,20 @@ func (m *Model) layersParams(t, dense, moe int) float64 {
 // layerParams is one transformer layer on one TP rank: attention, two
 // norms and the MLP (dense or mixture of experts).
 func (m *Model) layerParams(t int, moe bool) float64 {
-	p := m.attentionParams(t) + 2*m.normWidth()
+	p := m.attentionParams(t) + float64(m.normsPerLayer())*m.normWidth()
 	if moe {
 		return p + m.moeParams(t)
 	}
 	return p + m.mlpParams(m.FFN, t, m.Bias)
+}
+
+// normsPerLayer is 2 (before attention and before the MLP), or 4 with
+// the post-norms of Gemma 2 and 3.
+func (m *Model) normsPerLayer() int {
+	if m.PostNorms {
+		return 4
+	}
+	return 2
 }
 
 // normWidth is the parameters of one norm over the hidden state.
@@ -85,7 +94,10 @@ func (m *Model) attentionParams(t int) float64 {
 	if m.Bias {
 		p += h // output projection bias (row-parallel: replicated)
 	}
-	if m.QKNorm {
+	switch {
+	case m.QKNormFull:
+		p += q + kv
+	case m.QKNorm:
 		p += 2 * d
 	}
 	if m.AttnSinks {

@@ -31,6 +31,11 @@ func TestParamsMatchPublished(t *testing.T) {
 		{"gpt2-xl", 1_557_611_200, 1_557_611_200},
 		// Mistral 7B: 7,241,732,096 (hfconfigs/SOURCES.md, from litgpt's dims).
 		{"mistral-7b", 7_241_732_096, 7_241_732_096},
+		// Gemma 2 9B: 917,504,000 embedding + 8,324,201,984 non-embedding
+		// parameters (Gemma Team 2024, arXiv:2408.00118, Table 1): tied
+		// embeddings 256000 x 3584 and 42 layers of four norms, q/k/v/o at
+		// head_dim 256 and a gated MLP of 14336.
+		{"gemma2-9b", 9_241_705_984, 9_241_705_984},
 	}
 	for _, tt := range tests {
 		m, err := LookupModel(tt.name)

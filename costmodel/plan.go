@@ -14,10 +14,13 @@ import (
 type Plan struct {
 	// TP, PP, CP and DP are the tensor, pipeline, context and data
 	// parallel degrees.
-	TP, PP, CP, DP int
+	TP int `json:"tp"`
+	PP int `json:"pp"`
+	CP int `json:"cp"`
+	DP int `json:"dp"`
 	// VPP is the number of virtual pipeline stages (model chunks) per
 	// pipeline rank; above 1 the schedule is interleaved 1F1B.
-	VPP int
+	VPP int `json:"vpp"`
 	// FirstStageLayers and LastStageLayers, when non-zero, give the first
 	// and last pipeline stages fewer (or more) layers than the others,
 	// like Megatron's --decoder-first/last-pipeline-num-layers. They count
@@ -31,21 +34,24 @@ type Plan struct {
 	// ceil(layers/(2*VPP)) with PP 2 (split.go). Zero for both is the even
 	// split, which Normalize replaces by the balanced one when the layers
 	// do not divide into PP*VPP equal chunks.
-	FirstStageLayers, LastStageLayers int
+	FirstStageLayers int `json:"first_stage_layers"`
+	LastStageLayers  int `json:"last_stage_layers"`
 	// ZeRO is the sharding stage over data parallelism: 0 (DDP), 1
 	// (optimizer states), 2 (+ gradients), 3 (+ weights; FSDP).
-	ZeRO int
+	ZeRO int `json:"zero"`
 	// SP is Megatron sequence parallelism (Korthikanti et al. 2022): the
 	// norm and dropout regions are split along the sequence over TP ranks.
-	SP        bool
-	Recompute Recompute
+	SP        bool      `json:"sp"`
+	Recompute Recompute `json:"recompute"`
 	// MicroBatch is sequences per micro-batch, GlobalBatch sequences per
 	// optimizer step, Seq tokens per sequence.
-	MicroBatch, GlobalBatch, Seq int
-	Attention                    Attention
-	Precision                    Precision
-	Optimizer                    Optimizer
-	Schedule                     Schedule
+	MicroBatch  int       `json:"micro_batch"`
+	GlobalBatch int       `json:"global_batch"`
+	Seq         int       `json:"seq"`
+	Attention   Attention `json:"attention"`
+	Precision   Precision `json:"precision"`
+	Optimizer   Optimizer `json:"optimizer"`
+	Schedule    Schedule  `json:"schedule"`
 }
 
 // GPUs is the number of GPUs the plan occupies.

@@ -203,19 +203,19 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 	}
 	lines = append(lines,
 		Line{Name: "KV cache (" + s.KV.String() + ")", Group: GroupKV, Bytes: hardware.Bytes(perSeq * float64(users)),
-			Formula: fmt.Sprintf("%d sequences x %d tokens x %v per token on this GPU (%d layers)",
-				users, s.Context, hardware.Bytes(m.kvPerTokenLayer(s.TP, s.KV)*float64(layers)), layers),
+			Formula: fmt.Sprintf("%s x %d tokens x %v per token on this GPU (%d layers)",
+				hardware.Plural(users, "sequence", "sequences"), s.Context, hardware.Bytes(m.kvPerTokenLayer(s.TP, s.KV)*float64(layers)), layers),
 			Source: "2 x layers x kv_heads x head_dim x bytes (Pope et al. 2022)"},
 		Line{Name: "KV block padding", Group: GroupKV, Bytes: hardware.Bytes((paged - perSeq) * float64(users)),
-			Formula: fmt.Sprintf("%d sequences x the empty part of the last %d-token block (%d tokens at context %d)",
-				users, s.BlockTokens, paddingTokens(s.Context, s.BlockTokens), s.Context),
+			Formula: fmt.Sprintf("%s x the empty part of the last %d-token block (%d tokens at context %d)",
+				hardware.Plural(users, "sequence", "sequences"), s.BlockTokens, paddingTokens(s.Context, s.BlockTokens), s.Context),
 			Source: srcPaged},
 		Line{Name: "activation workspace", Group: GroupOverheads, Bytes: a.ServeWorkspace, Formula: "fixed per process", Source: srcAssumed},
 		Line{Name: "CUDA context", Group: GroupOverheads, Bytes: a.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 	)
 	if groups := boolIndex(s.TP > 1) + boolIndex(s.PP > 1); groups > 0 {
 		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: hardware.Bytes(groups) * a.NCCLPerGroup,
-			Formula: fmt.Sprintf("%d communicators x %v", groups, a.NCCLPerGroup), Source: srcAssumed})
+			Formula: fmt.Sprintf("%s x %v", hardware.Plural(groups, "communicator", "communicators"), a.NCCLPerGroup), Source: srcAssumed})
 	}
 	return lines, paged
 }

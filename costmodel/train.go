@@ -209,7 +209,7 @@ func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
 	return []Line{
 		{Name: "CUDA context", Group: GroupOverheads, Bytes: s.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "NCCL buffers", Group: GroupOverheads, Bytes: s.NCCLBuffers,
-			Formula: fmt.Sprintf("%d communicators x %v", int(s.NCCLBuffers/max(e.a.NCCLPerGroup, 1)), e.a.NCCLPerGroup), Source: srcAssumed},
+			Formula: fmt.Sprintf("%s x %v", hardware.Plural(int(s.NCCLBuffers/max(e.a.NCCLPerGroup, 1)), "communicator", "communicators"), e.a.NCCLPerGroup), Source: srcAssumed},
 		{Name: "cuBLAS/attention workspace", Group: GroupOverheads, Bytes: s.Workspace, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "allocator fragmentation", Group: GroupOverheads, Bytes: s.Fragmentation,
 			Formula: fmt.Sprintf("%g%% of allocated tensors", 100*e.a.Fragmentation), Source: srcAssumed},

@@ -30,6 +30,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.checkRanges(); err != nil {
 		return p, err
 	}
+	if _, ok := hardware.MulCount(p.TP, p.PP, p.CP, p.DP); !ok {
+		return p, fmt.Errorf("costmodel: tp*pp*cp*dp = %d*%d*%d*%d is more than %d GPUs", p.TP, p.PP, p.CP, p.DP, hardware.MaxGPUs)
+	}
 	if gpus != 0 && p.GPUs() != gpus {
 		return p, fmt.Errorf("costmodel: tp*pp*cp*dp = %d*%d*%d*%d = %d, but the cluster has %d GPUs",
 			p.TP, p.PP, p.CP, p.DP, p.GPUs(), gpus)

@@ -108,5 +108,5 @@ func (c Cluster) Bandwidth(t Tier) Bandwidth {
 
 // String describes the cluster, e.g. "16 x 8 h100-sxm (128 GPUs)".
 func (c Cluster) String() string {
-	return fmt.Sprintf("%d x %d %s (%d GPUs)", c.Nodes, c.GPUsPerNode, c.GPU.Name, c.GPUs())
+	return fmt.Sprintf("%d x %d %s (%s)", c.Nodes, c.GPUsPerNode, c.GPU.Name, Plural(c.GPUs(), "GPU", "GPUs"))
 }

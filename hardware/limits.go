@@ -49,3 +49,11 @@ func ReadAll(r io.Reader, what string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Plural writes a count with its noun: "1 GPU", "8 GPUs".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -46,3 +46,18 @@ func TestHugeQuantities(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	g, _ := LookupGPU("h100-sxm")
+	c, _ := NewCluster(g, 1, 1)
+	for _, tt := range []struct{ got, want string }{
+		{Plural(1, "micro-batch", "micro-batches"), "1 micro-batch"},
+		{Plural(0, "GPU", "GPUs"), "0 GPUs"},
+		{Plural(2, "communicator", "communicators"), "2 communicators"},
+		{c.String(), "1 x 1 h100-sxm (1 GPU)"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}

@@ -10,10 +10,18 @@ if ! command -v jupyter-nbconvert >/dev/null || ! command -v jupyter-kernelspec 
   echo "installing Jupyter (Debian packages)"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+  # Wait up to 10 minutes for another apt or dpkg to release its lock
+  # rather than fail; keep apt quiet and show its log only on failure.
+  APT=($SUDO env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=600)
+  LOG="$(mktemp -t apt-notebook-tools.XXXXXX.log)"
+  if ! { "${APT[@]}" update && "${APT[@]}" install -y --no-install-recommends \
     jupyter-notebook jupyter-nbconvert jupyter-client jupyter-core \
-    python3-nbclient python3-jupyter-client python3-ipykernel python3-nbformat
+    python3-nbclient python3-jupyter-client python3-ipykernel python3-nbformat; } >"$LOG" 2>&1; then
+    echo "install-notebook-tools: apt-get failed; its output ($LOG):" >&2
+    cat "$LOG" >&2
+    exit 1
+  fi
+  rm -f "$LOG"
 fi
 
 GOBIN="$(go env GOPATH)/bin"

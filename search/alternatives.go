@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/samber/lo"
+
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 )
@@ -98,7 +100,7 @@ func formatChange(s costmodel.ServePlan, w, kv costmodel.DType) string {
 // biggerGPUs are the catalog GPUs with more memory than the query's that
 // hold the load on ref GPUs, smallest memory first.
 func biggerGPUs(q ServeQuery, ref int) ([]Alternative, error) {
-	gpus := slices.DeleteFunc(hardware.GPUs(), func(g hardware.GPU) bool { return g.HBM <= q.GPU.HBM })
+	gpus := lo.Filter(hardware.GPUs(), func(g hardware.GPU, _ int) bool { return g.HBM > q.GPU.HBM })
 	slices.SortStableFunc(gpus, func(a, b hardware.GPU) int {
 		return cmp.Or(cmp.Compare(a.HBM, b.HBM), cmp.Compare(a.Name, b.Name))
 	})
@@ -134,7 +136,7 @@ func moreGPUs(q ServeQuery) (Alternative, error) {
 	if err != nil {
 		return alt, err
 	}
-	alt.GPUs, alt.Best, alt.Change = n, best, fmt.Sprintf("%d GPUs", n)
+	alt.GPUs, alt.Best, alt.Change = n, best, hardware.Plural(n, "GPU", "GPUs")
 	return alt, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/samber/lo"
+
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 )
@@ -236,13 +238,18 @@ func layoutsOn(q ServeQuery, n int) ([]ServeLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []ServeLayout
-	for _, sh := range shapesOn(q, n) {
+	// A shape the model cannot be laid out in is skipped, not an error;
+	// only when no shape can be laid out is the first reason returned.
+	var first error
+	out := lo.FilterMap(shapesOn(q, n), func(sh shape, _ int) (ServeLayout, bool) {
 		l, err := evaluate(q, c, sh)
-		if err != nil {
-			return nil, err
+		if err != nil && first == nil {
+			first = err
 		}
-		out = append(out, l)
+		return l, err == nil
+	})
+	if len(out) == 0 && first != nil {
+		return nil, first
 	}
 	slices.SortStableFunc(out, rankLayouts)
 	return out, nil
@@ -266,11 +273,7 @@ func evaluate(q ServeQuery, c hardware.Cluster, sh shape) (ServeLayout, error) {
 
 // layoutName is "tp8-pp2 x 1 replica".
 func layoutName(s costmodel.ServePlan) string {
-	unit := "replicas"
-	if s.Replicas == 1 {
-		unit = "replica"
-	}
-	return fmt.Sprintf("tp%d-pp%d x %d %s", s.TP, s.PP, s.Replicas, unit)
+	return fmt.Sprintf("tp%d-pp%d x %s", s.TP, s.PP, hardware.Plural(s.Replicas, "replica", "replicas"))
 }
 
 // rankLayouts orders layouts that hold the load before those that do not;

@@ -17,6 +17,7 @@
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
+//	explain-plan  each part of a plan string, spelled out
 //
 // Every command takes -h for its flags and --json for machine output in
 // raw base units (bytes as integers).
@@ -166,6 +167,10 @@
 // first beats the second, and counts every candidate by the reason it
 // was rejected; --json, --csv and --markdown carry the same results.
 //
+// Text output keeps to 100 columns where it can: prose wraps, and the
+// plan table shows the GPUs and exposed-communication columns only with
+// --wide.
+//
 // The best plans for Llama 3 405B on 128 H100s, by throughput:
 //
 //	$ planner search --model llama3-405b --gpus 128
@@ -191,4 +196,14 @@
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Reading a plan string
+//
+// Every plan prints as one string: tp<T>-pp<P>[v<V>][<first>,<last>]-cp<C>-dp<D>-zero<Z>[-sp]-<recompute>-mb<M>[-gpipe],
+// the tensor, pipeline (with virtual stages and the layers of the first
+// and last stage when they differ), context and data parallel degrees,
+// the ZeRO stage, sequence parallelism, the recompute policy and the
+// micro-batch size. explain-plan spells one out:
+//
+//	$ planner explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1
 package main

@@ -83,6 +83,11 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 	if err := f.fw.checkPrecision(p.Precision); err != nil {
 		return err
 	}
+	// The plan against the model first, so a pp above the layers is
+	// named as such, not as a GPU count that fills no whole node.
+	if _, err := p.Normalize(m, 0); err != nil {
+		return badInput(err)
+	}
 	c, err := f.cluster.resolve(p.GPUs())
 	if err != nil {
 		return err
@@ -105,12 +110,12 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 
 func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stages bool) {
 	p := r.Plan
-	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
-	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
-	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
-		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
-	fmt.Fprintf(w, "accuracy %s\n", coverageLine(r.Cluster.GPU.Name, p.Precision))
-	fmt.Fprintf(w, "\nmemory per GPU, pipeline stage %d of %d (the most loaded):\n", r.PeakStage, p.PP)
+	header(w, "model", m.Name+": "+describeModel(m))
+	header(w, "cluster", describeCluster(r.Cluster))
+	header(w, "plan", fmt.Sprintf("%s; seq %d, gbs %d (%s per step), %s, %s, %s attention",
+		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention))
+	header(w, "accuracy", coverageLine(r.Cluster.GPU.Name, p.Precision))
+	fmt.Fprintf(w, "\nmemory per GPU, %s (the most loaded):\n", stageOf(r.PeakStage, p.PP))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	if !r.Memory.Fits {
 		writeLargest(w, r.Memory)
@@ -127,6 +132,7 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 }
 
 func writeStages(w io.Writer, r *costmodel.Report) {
+	fmt.Fprintf(w, "\npipeline stages, numbered from 0 as in --json:")
 	fmt.Fprintf(w, "\n%5s %6s %10s %10s %12s %10s %10s  %s\n", "stage", "layers", "params", "states", "activations", "overheads", "total", "fits")
 	for _, s := range r.Stages {
 		fits := "yes"

@@ -21,7 +21,7 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args and rejects positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := parseQuietly(fs, args); err != nil {
 		if err == flag.ErrHelp {
 			return err
 		}

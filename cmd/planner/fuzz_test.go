@@ -1,34 +1,157 @@
 package main
 
 import (
-	"io"
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
-// FuzzRun: no command line makes the CLI panic, and every run ends with
-// one of the three exit codes.
-func FuzzRun(f *testing.F) {
-	for _, s := range []string{
-		"estimate --model llama3-70b --gpus 64 --zero 3",
-		"estimate --model mixtral-8x7b --tp 8 --pp 2 --gpus 16 --recompute selective --sp",
-		"estimate --mode serve --model deepseek-v3 --gpus 16 --tp 8 --pp 2 --context 131072 --users 7",
-		"estimate --model llama3-405b --gpus 16384 --tp 8 --pp 16 --vpp 2 --cp 2 --seq 8192 --gbs 1024",
-		"estimate --model gpt3-175b --attn eager --tp 8 --pp 8 --gpus 64 --schedule gpipe --mbs 2 --gbs 128",
-		"models", "gpus --sources",
-	} {
-		f.Add(s)
+// fuzzDeadline is how long one CLI call may take before the fuzzer calls
+// it a hang. The slowest seed (a frontier search) takes about a second.
+const fuzzDeadline = 30 * time.Second
+
+// fuzzFiles are the placeholders a fuzzed command line may use for the
+// input files, written from the fuzzed contents into a temporary folder.
+var fuzzFiles = []string{"@config", "@gpu", "@cluster", "@csv"}
+
+// fuzzSeeds are command lines over every subcommand and the flags that
+// found bugs; hostileInputs adds the findings of the hostile-input run.
+var fuzzSeeds = []string{
+	"estimate --model llama3-70b --gpus 64 --zero 3",
+	"estimate --model mixtral-8x7b --tp 8 --pp 2 --gpus 16 --recompute selective --sp",
+	"estimate --mode serve --model deepseek-v3 --gpus 16 --tp 8 --pp 2 --context 131072 --users 7",
+	"estimate --model llama3-405b --gpus 16384 --tp 8 --pp 16 --vpp 2 --cp 2 --seq 8192 --gbs 1024",
+	"estimate --model gpt3-175b --attn eager --tp 8 --pp 8 --gpus 64 --schedule gpipe --mbs 2 --gbs 128",
+	"estimate --model @config --gpu @gpu --gpus 8 --json",
+	"estimate --model llama3-8b --cluster @cluster --stages",
+	"search --model @config --gpus 8 --top 3 --csv",
+	"search --model llama3-8b --cluster @cluster --json",
+	"search --model llama3-8b --max-gpus 64 --top 2 --markdown",
+	"search --model llama3-8b --gpus 16 --tp 1,2 --pp 1,2 --zero 0,3 --recompute none,full --sp on,off --mbs 1,2",
+	"serve --model @config --gpu @gpu --context 8192 --users 8",
+	"serve --model llama3-70b --context 8192 --users 32 --json",
+	"validate --csv @csv",
+	"validate --csv @zero",
+	"explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1",
+	"explain-plan tp1-pp1-cp1-dp1-zero0-none-mb1-gpipe",
+	"models", "gpus --sources", "help", "",
+}
+
+// fuzzSeedFiles are valid contents for the four files.
+func fuzzSeedFiles(t interface{ Fatal(...any) }) (config, gpu, cluster, csv []byte) {
+	config, err := os.ReadFile("../../costmodel/hfconfigs/meta-llama__Llama-3.1-8B.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, line string) {
-		args := strings.Fields(line)
-		for _, a := range args {
-			// Keep the fuzzer away from reading arbitrary files.
-			if strings.Contains(a, "/") || strings.HasSuffix(a, ".json") {
-				return
+	csv, err = os.ReadFile("../../costmodel/calibration/testdata/measured.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu = []byte(`{"name": "g", "hbm_gib": 80, "bf16_tflops": 989, "mem_bandwidth_gb_per_s": 3350, "scale_up_gb_per_s_per_direction": 450, "scale_up_domain": 8, "scale_out_gbit_per_s": 400}`)
+	cluster = []byte(`{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2}`)
+	return config, gpu, cluster, csv
+}
+
+// FuzzCLI runs the whole CLI in-process on fuzzed command lines and input
+// files. It fails on a panic (exit 3), a call past fuzzFiles's deadline,
+// an exit code other than 0, 1 or 2, an exit 1 that is not "nothing
+// fits", and a NaN, an infinity or a negative quantity in the output.
+func FuzzCLI(f *testing.F) {
+	config, gpu, cluster, csv := fuzzSeedFiles(f)
+	for _, s := range fuzzSeeds {
+		f.Add(s, config, gpu, cluster, csv)
+	}
+	for _, h := range hostileInputs {
+		f.Add(h.args, config, gpu, cluster, csv)
+	}
+	f.Add("estimate --model @config", append(config, "}x"...), gpu, cluster, csv)
+	f.Add("estimate --model llama3-8b --cluster @cluster", config, gpu, []byte(`{"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2305843009213693953}`), csv)
+	f.Add("estimate --model @config --mode serve --context 32768", []byte(`{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+		"num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+		"max_position_embeddings": 131072, "sliding_window": 4096}`), gpu, cluster, csv)
+	f.Fuzz(func(t *testing.T, line string, config, gpu, cluster, csv []byte) {
+		args, ok := fuzzArgs(t, line, [][]byte{config, gpu, cluster, csv})
+		if !ok {
+			return
+		}
+		checkRun(t, args)
+	})
+}
+
+// fuzzArgs splits line into arguments and replaces the file placeholders
+// by temporary files holding the fuzzed contents. Lines that name other
+// paths are skipped, so the fuzzer reads no file of the machine.
+func fuzzArgs(t *testing.T, line string, contents [][]byte) ([]string, bool) {
+	args := strings.Fields(line)
+	dir := t.TempDir()
+	for i, a := range args {
+		if a == "@zero" {
+			args[i] = "/dev/zero"
+			continue
+		}
+		for j, name := range fuzzFiles {
+			if strings.Contains(a, name) {
+				p := filepath.Join(dir, name[1:]+".json")
+				if err := os.WriteFile(p, contents[j], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				a = strings.ReplaceAll(a, name, p)
 			}
 		}
-		if code := run(args, io.Discard, io.Discard); code < 0 || code > 2 {
-			t.Fatalf("planner %s: exit %d", line, code)
+		if a == args[i] && (strings.ContainsAny(a, `/\`) || strings.HasSuffix(strings.ToLower(a), ".json")) {
+			return nil, false
 		}
-	})
+		args[i] = a
+	}
+	return args, true
+}
+
+// badQuantity matches NaN, infinities and negative quantities with a unit
+// in human output ("-3.2 GB", "-1.5 ms", "-4%"); signed changes such as
+// "+3.1%" and plan strings ("tp8-pp2") do not match.
+var badQuantity = regexp.MustCompile(`NaN|[+-]Inf|(^|[\s(=:,])-\d[\d.,]*\s?([kMGTPE]?(B|FLOP|B/s)|s|ms|µs|%)(\W|$)`)
+
+// checkRun runs args under the deadline and checks the outcome.
+func checkRun(t *testing.T, args []string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(args, &out, &errb) }()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(fuzzDeadline):
+		t.Fatalf("planner %s: no answer after %v", strings.Join(args, " "), fuzzDeadline)
+	}
+	line := strings.Join(args, " ")
+	switch {
+	case code == exitBug:
+		t.Fatalf("planner %s: panic:\n%s", line, errb.String())
+	case code < 0 || code > exitUsage:
+		t.Fatalf("planner %s: exit %d", line, code)
+	case code == exitFail && !strings.Contains(errb.String(), "nothing fits"):
+		t.Fatalf("planner %s: exit 1 without an answer: %s", line, errb.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if m := badQuantity.FindString(l); m != "" && !signedOnPurpose(args, l, m) {
+			t.Fatalf("planner %s: output holds %q in %q", line, m, l)
+		}
+	}
+}
+
+// signedOnPurpose reports negative figures that are the answer: a
+// headroom below zero is by how much a plan is over its budget, and
+// validate's relative errors are signed, as is the accuracy line's signed
+// median. NaN and infinities never are.
+func signedOnPurpose(args []string, l, m string) bool {
+	if strings.Contains(m, "NaN") || strings.Contains(m, "Inf") {
+		return false
+	}
+	l = strings.TrimSpace(l)
+	return len(args) > 0 && args[0] == "validate" || strings.HasPrefix(l, "headroom") || strings.Contains(l, "does NOT fit") ||
+		strings.Contains(l, "signed median")
 }

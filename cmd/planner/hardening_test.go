@@ -25,6 +25,10 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"estimate --model llama3-8b --pp 33", 2, "pp=33 exceeds the 32 layers"},
+	{"estimate --model llama3-8b --tp abc", 2, `--tp "abc": want an integer`},
+	{"estimate --model llama3-8b --sp=maybe", 2, `--sp "maybe": want true or false`},
+	{"estimate --model llama3-8b --tpp 2", 2, "--tpp (did you mean --pp?)"},
 	{"estimate --model llama3-8b --cp 3", 2, "cp=3 does not split seq=4096 into 2*cp equal chunks (valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 	{"search --model llama3-8b --gpus 8 --cp 3", 2, "(valid cp: 1, 2, 4, 8, 16, 32, 64, ...)"},
 	{"estimate --model llama3-8b --gpus 0", 2, "--gpus 0 is not a GPU count"},
@@ -103,5 +107,69 @@ func TestClusterFileOverflow(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "2305843009213693953 nodes") {
 			t.Errorf("%s --cluster: exit %d, stderr %q", cmd, code, errs)
 		}
+	}
+}
+
+// TestFlagTypoIsShort: a bad flag value prints one line naming the flag,
+// the value and what is valid, and where help is; not the whole usage.
+func TestFlagTypoIsShort(t *testing.T) {
+	for _, line := range []string{"estimate --model llama3-8b --tp abc", "search --model llama3-8b --zero x", "serve --model llama3-8b --users many", "validate --bogus"} {
+		code, _, errs := runLine(t, line)
+		cmd := strings.Fields(line)[0]
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || len(lines) != 2 || lines[1] != "run planner "+cmd+" -h for help" {
+			t.Errorf("planner %s: exit %d, stderr %q", line, code, errs)
+		}
+	}
+}
+
+func TestExplainPlan(t *testing.T) {
+	code, out, errs := runCLI(t, "explain-plan", "tp2-pp4[7,9]-cp1-dp1-zero3-full-mb1-gpipe")
+	for _, want := range []string{"over 2 GPUs", "in 4 stages", "7 layers on the first stage and 9 on the last", "over 1 GPU\n", "1 replica,",
+		"ZeRO 3 (FSDP)", "full recompute", "micro-batches of 1 sequence\n", "GPipe schedule", "= 8\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stderr %q: output lacks %q:\n%s", code, errs, want, out)
+		}
+	}
+	for _, bad := range []string{"tp8", "tp0-pp1-cp1-dp1-zero0-none-mb1", "tp1-pp1-cp1-dp1-zero4-none-mb1", ""} {
+		if code, _, _ := runCLI(t, "explain-plan", bad); code != 2 {
+			t.Errorf("explain-plan %q: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// TestStagesNumberedAsJSON: the text numbers pipeline stages from 0, as
+// the JSON does, and says so.
+func TestStagesNumberedAsJSON(t *testing.T) {
+	_, out, _ := runLine(t, "estimate --model llama3-70b --tp 8 --pp 4 --gpus 32 --stages")
+	for _, want := range []string{"pipeline stage 0 of 0-3 (the most loaded)", "numbered from 0 as in --json", "pipeline stage 3 of 0-3 (the slowest)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestTextWidth: the search output keeps to 100 columns by default when
+// its plan strings are of usual length; --wide adds the GPUs and
+// exposed-communication columns.
+func TestTextWidth(t *testing.T) {
+	for _, line := range []string{"search --model llama3-8b --gpus 8", "search --model llama3-405b --gpus 128", "search --model llama3-405b --max-gpus 512 --top 3"} {
+		_, out, _ := runLine(t, line)
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > textWidth {
+				t.Errorf("planner %s: %d columns: %q", line, n, l)
+			}
+		}
+	}
+	_, out, _ := runLine(t, "search --model llama3-8b --gpus 8 --wide")
+	if !strings.Contains(out, "exposed comm") {
+		t.Error("--wide lacks the exposed comm column")
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	got := wrapText("aaa bbb ccc ddd", 9, "  ")
+	if want := "aaa bbb\n  ccc ddd"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

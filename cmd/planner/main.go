@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 func main() {
@@ -91,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "planner %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "planner %s: %v\nrun planner %s -h for help\n", args[0], err, args[0])
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "planner %s: %v\n", args[0], err)
@@ -99,10 +101,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
+	names := lo.Keys(commands)
 	slices.Sort(names)
 	return names
 }
@@ -111,6 +110,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: planner <command> [flags]   (planner <command> -h for its flags)")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // writeTraffic prints the collectives of one step on the slowest stage.
 func writeTraffic(w io.Writer, r *costmodel.Report) {
 	b := r.Performance.Breakdown
-	fmt.Fprintf(w, "\ncommunication per GPU per step, pipeline stage %d of %d (the slowest):\n", b.Stage, r.Plan.PP)
+	fmt.Fprintf(w, "\ncommunication per GPU per step, %s (the slowest):\n", stageOf(b.Stage, r.Plan.PP))
 	if len(r.Traffic) == 0 {
 		fmt.Fprintln(w, "  none (no parallel dimension above 1)")
 		return
@@ -34,7 +34,7 @@ func writeTraffic(w io.Writer, r *costmodel.Report) {
 func writeStepTime(w io.Writer, r *costmodel.Report) {
 	perf, p := r.Performance, r.Plan
 	b := perf.Breakdown
-	fmt.Fprintf(w, "\nstep time, pipeline stage %d of %d, %s:\n", b.Stage, p.PP, plural(b.MicroBatches, "micro-batch", "micro-batches"))
+	fmt.Fprintf(w, "\nstep time, %s, %s:\n", stageOf(b.Stage, p.PP), plural(b.MicroBatches, "micro-batch", "micro-batches"))
 	line := func(name string, v hardware.Seconds, note string) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
 	}
@@ -69,24 +69,25 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")
 	peak, _ := r.Cluster.GPU.Peak(p.Precision.PeakFormat())
-	fmt.Fprintf(w, "  throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense\n",
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("throughput %s tokens/s, %s per GPU; model %v per GPU; MFU %.1f%%, HFU %.1f%% of %v %s dense",
 		hardware.Number(perf.TokensPerSecond), hardware.Number(perf.TokensPerSecondPerGPU), perf.ModelFLOPsPerGPU,
-		100*perf.MFU, 100*perf.HFU, peak, p.Precision)
+		100*perf.MFU, 100*perf.HFU, peak, p.Precision), textWidth-2, "    "))
 	fmt.Fprintf(w, "  one layer, one micro-batch: forward %v, backward %v; model FLOPs per token %v\n",
 		b.LayerForward, b.LayerBackward, perf.ModelFLOPsPerToken)
-	fmt.Fprintf(w, "  FLOPs: %s\n", r.FLOPFormula)
+	fmt.Fprintf(w, "  %s\n", wrapText("FLOPs: "+r.FLOPFormula, textWidth-2, "    "))
 }
 
 // writeStepAssumptions prints the step-time assumptions.
 func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) {
 	on := map[bool]string{true: "on", false: "off"}
-	fmt.Fprintf(w, "step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
+	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
-		"overlap: gradient reduce %s, weight gather %s, tp %s (hides %.0f%% of what it overlaps), pp %s; context parallelism %s; unfused elementwise %s; rank order %s\n",
+		"overlap: gradient reduce %s, weight gather %s, tp %s (hides %.0f%% of what it overlaps), pp %s; context parallelism %s; unfused elementwise %s; rank order %s",
 		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
 		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], 100*a.TPOverlapShare, on[a.OverlapP2P],
 		cpStyle[a.CPAllGather], on[a.UnfusedElementwise], orderName(a.RankOrder))
+	fmt.Fprintln(w, wrapText(s, textWidth, "  "))
 }
 
 // cpStyle names the context-parallel exchange by CPAllGather.

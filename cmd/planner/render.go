@@ -79,25 +79,28 @@ func describeCluster(c hardware.Cluster) string {
 		c, c.GPU.HBM, c.GPU.HBMQuoted, c.GPU.PeakBF16)
 }
 
+// stageOf names pipeline stage s of pp as the JSON numbers them, from 0:
+// "pipeline stage 3 of 0-3".
+func stageOf(s, pp int) string {
+	return fmt.Sprintf("pipeline stage %d of 0-%d", s, pp-1)
+}
+
 // plural returns "1 micro-batch" or "4 micro-batches".
 func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return hardware.Plural(n, one, many)
 }
 
 func writeAssumptions(w io.Writer, a costmodel.Assumptions) {
-	fmt.Fprintf(w, "\nassumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
+	s := fmt.Sprintf("assumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
 		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
 	if a.GradAccumFP32 {
-		fmt.Fprint(w, ", fp32 gradients")
+		s += ", fp32 gradients"
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n%s\n", wrapText(s, textWidth, "  "))
 }
 
 func writeNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintln(w, wrapText("note: "+n, textWidth, "  "))
 	}
 }

@@ -34,7 +34,7 @@ type searchFlags struct {
 	mbs                           intList
 	recompute                     recomputeList
 	sp                            boolList
-	json, csv, markdown           bool
+	json, csv, markdown, wide     bool
 	set                           map[string]bool
 	fw                            frameworkFlag
 }
@@ -77,6 +77,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
 	f.fw.register(fs)
+	fs.BoolVar(&f.wide, "wide", false, "text tables with every column (GPUs, exposed communication), past 100 columns")
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -143,7 +144,7 @@ func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) e
 	case f.markdown:
 		writeSearchMarkdown(w, m, r)
 	default:
-		writeSearchText(w, m, r)
+		writeSearchText(w, m, r, f.wide)
 		f.fw.write(w)
 	}
 	return nil

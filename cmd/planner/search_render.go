@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
@@ -18,33 +20,34 @@ import (
 // candidates counted by reason, and, when nothing fits, the nearest
 // misses and the levers.
 
-func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
+func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide bool) {
 	j := r.Job
-	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
-	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
-	fmt.Fprintf(w, "job      %s\n", describeJob(j))
+	header(w, "model", m.Name+": "+describeModel(m))
+	header(w, "cluster", describeCluster(r.Cluster))
+	header(w, "job", describeJob(j))
 	fmt.Fprintf(w, "budget   %v per GPU (%g%% of %v driver-reported HBM)\n", r.Budget, 100*r.Assumptions.HBMFraction, r.Cluster.GPU.HBM)
-	fmt.Fprintf(w, "accuracy %s\n", coverageLine(r.Cluster.GPU.Name, j.Precision))
-	fmt.Fprintf(w, "\n%s\n", headline(r))
+	header(w, "accuracy", coverageLine(r.Cluster.GPU.Name, j.Precision))
+	fmt.Fprintf(w, "\n%s\n", wrapText(strings.ReplaceAll(headline(r), "\n", " "), textWidth, ""))
 	if len(r.Plans) > 0 {
-		writePlanTable(w, r.Plans)
+		writePlanTable(w, r.Plans, wide)
+		fmt.Fprintf(w, "\n%s\n", planLegend)
 		if len(r.Why) > 0 {
 			fmt.Fprintf(w, "\nwhy #1 ranks above #2 (%s):\n", r.Plans[1].PlanString)
 			for _, s := range r.Why {
-				fmt.Fprintf(w, "  %s\n", s)
+				fmt.Fprintf(w, "  %s\n", wrapText(s, textWidth, "    "))
 			}
 		}
 	}
 	if len(r.Frontier) > 0 {
 		fmt.Fprintf(w, "\nPareto frontier from %d to %d GPUs (each count faster than every smaller one):\n", r.Searched[0], r.Searched[1])
-		writeFrontierTable(w, r.Frontier)
+		writeFrontierTable(w, r.Frontier, wide)
 	}
 	if len(r.Plans) == 0 {
 		writeMissesText(w, r)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
-		fmt.Fprintf(w, "  %12s  %s\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)
+		fmt.Fprintf(w, "  %12s  %s\n", hardware.Thousands(r.Counts.Rejected[rs]), wrapText(rs.String(), textWidth, strings.Repeat(" ", 16)))
 	}
 	writeAssumptions(w, r.Assumptions)
 	writeStepAssumptions(w, r.Assumptions, r.Cluster.GPU)
@@ -65,9 +68,9 @@ func headline(r *search.Result) string {
 	}
 	switch {
 	case r.Objective == search.Throughput && len(r.Plans) > 0:
-		return fmt.Sprintf("best plans on %d GPUs, by throughput (ties: more headroom, fewer exposed network bytes, plan):", r.GPUs)
+		return fmt.Sprintf("best plans on %s, by throughput (ties: more headroom, fewer exposed network bytes, plan):", plural(r.GPUs, "GPU", "GPUs"))
 	case r.Objective == search.Throughput:
-		return fmt.Sprintf("nothing fits on %d GPUs.", r.Searched[1])
+		return fmt.Sprintf("nothing fits on %s.", plural(r.Searched[1], "GPU", "GPUs"))
 	case len(r.Plans) > 0 && r.GPUs == r.Searched[0]:
 		return fmt.Sprintf("fewest GPUs: %d (%s), the smallest of the %s searched; %d GPUs is the fewest whose\nbudgets could hold the model states alone. Best plans on %d GPUs:",
 			r.GPUs, nodes(r), unit, r.MinGPUs, r.GPUs)
@@ -86,23 +89,37 @@ func nodes(r *search.Result) string {
 	return fmt.Sprintf("%s of %d", plural(c.Nodes, "node", "nodes"), c.GPUsPerNode)
 }
 
-func writePlanTable(w io.Writer, plans []search.Ranked) {
+// writePlanTable prints the ranked plans; the GPUs (the count in the
+// headline) and exposed-communication columns only with wide, so the
+// table keeps to about textWidth columns.
+func writePlanTable(w io.Writer, plans []search.Ranked, wide bool) {
 	pw := planWidth(plans)
-	fmt.Fprintf(w, "  %3s  %-*s %6s %10s %10s %10s %13s %6s  %s\n", "#", pw, "plan", "GPUs", "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", "exposed comm")
+	gpus, comm := func(string) string { return "" }, func(string) string { return "" }
+	if wide {
+		gpus = func(s string) string { return fmt.Sprintf(" %6s", s) }
+		comm = func(s string) string { return "  " + s }
+	}
+	fmt.Fprintf(w, "  %3s  %-*s%s %9s %9s %9s %12s %6s%s\n", "#", pw, "plan", gpus("GPUs"), "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", comm("exposed comm"))
 	for i, p := range plans {
 		pf := p.Performance
-		fmt.Fprintf(w, "  %3d  %-*s %6d %10v %10v %10v %13s %6s  %s\n", i+1, pw, p.PlanString, p.GPUs, p.Peak, p.Headroom,
-			pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), exposedComm(pf))
+		fmt.Fprintf(w, "  %3d  %-*s%s %9v %9v %9v %12s %6s%s\n", i+1, pw, p.PlanString, gpus(strconv.Itoa(p.GPUs)), p.Peak, p.Headroom,
+			pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), comm(exposedComm(pf)))
 	}
 }
 
-func writeFrontierTable(w io.Writer, f []search.Ranked) {
+// writeFrontierTable prints the frontier; tokens/s per GPU only with
+// wide (it is tokens/s over the GPUs of the row).
+func writeFrontierTable(w io.Writer, f []search.Ranked, wide bool) {
 	pw := planWidth(f)
-	fmt.Fprintf(w, "  %6s  %-*s %12s %13s %6s %10s %10s\n", "GPUs", pw, "plan", "tokens/s", "tokens/s/GPU", "MFU", "step time", "peak/GPU")
+	perGPU := func(string) string { return "" }
+	if wide {
+		perGPU = func(s string) string { return fmt.Sprintf(" %13s", s) }
+	}
+	fmt.Fprintf(w, "  %6s  %-*s %12s%s %6s %10s %10s\n", "GPUs", pw, "plan", "tokens/s", perGPU("tokens/s/GPU"), "MFU", "step time", "peak/GPU")
 	for _, p := range f {
 		pf := p.Performance
-		fmt.Fprintf(w, "  %6d  %-*s %12s %13s %6s %10v %10v\n", p.GPUs, pw, p.PlanString, hardware.Grouped(pf.TokensPerSecond),
-			hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), pf.StepTime, p.Peak)
+		fmt.Fprintf(w, "  %6d  %-*s %12s%s %6s %10v %10v\n", p.GPUs, pw, p.PlanString, hardware.Grouped(pf.TokensPerSecond),
+			perGPU(hardware.Grouped(pf.TokensPerSecondPerGPU)), pct(pf.MFU), pf.StepTime, p.Peak)
 	}
 }
 
@@ -139,13 +156,7 @@ func candidatesLine(r *search.Result) string {
 
 // rejections lists the reasons that rejected any candidate.
 func rejections(c search.Counts) []search.Reason {
-	var out []search.Reason
-	for _, r := range search.Reasons() {
-		if c.Rejected[r] > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
+	return lo.Filter(search.Reasons(), func(r search.Reason, _ int) bool { return c.Rejected[r] > 0 })
 }
 
 func exposedComm(p costmodel.Performance) string {

@@ -24,7 +24,7 @@ func writeMemory(w io.Writer, r *costmodel.ServeReport, s tableStyle) {
 		t.write(w, s)
 		fmt.Fprintln(w)
 	}
-	each := fmt.Sprintf("%d users fit up to %s tokens each", r.Plan.Users, longest(r.LongestContext))
+	each := fmt.Sprintf("%s fit up to %s tokens each", plural(r.Plan.Users, "user", "users"), longest(r.LongestContext))
 	if r.Plan.Users == 1 {
 		each = fmt.Sprintf("one user fits up to %s tokens", longest(r.LongestContext))
 	}

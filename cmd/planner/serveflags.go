@@ -122,8 +122,8 @@ func (f *estimateFlags) serveEstimate(m *costmodel.Model, a costmodel.Assumption
 
 func writeServeReport(w io.Writer, m *costmodel.Model, r *costmodel.ServeReport) {
 	s := r.Plan
-	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
-	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
+	header(w, "model", m.Name+": "+describeModel(m))
+	header(w, "cluster", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "serve    tp%d-pp%d x %s; %s x %d tokens; weights %s, KV cache %s\n",
 		s.TP, s.PP, plural(s.Replicas, "replica", "replicas"), plural(s.Users, "user", "users"), s.Context, s.Weights, s.KV)
 	fmt.Fprintf(w, "\nmemory per GPU (the most loaded pipeline stage, %d users per replica):\n", s.UsersPerReplica())

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/samber/lo"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
@@ -101,11 +102,8 @@ func summarize(source string, results []Result) Summary {
 	if len(results) == 0 {
 		return s
 	}
-	abs := make([]float64, len(results))
-	opt := make([]float64, len(results))
-	for i, r := range results {
-		abs[i], opt[i] = math.Abs(r.Err), r.Optimism
-	}
+	abs := lo.Map(results, func(r Result, _ int) float64 { return math.Abs(r.Err) })
+	opt := lo.Map(results, func(r Result, _ int) float64 { return r.Optimism })
 	slices.Sort(abs)
 	slices.Sort(opt)
 	s.Mean = stat.Mean(abs, nil)
@@ -145,24 +143,10 @@ func Compare(rows []Row, base costmodel.Assumptions) Comparison {
 		}
 		cmp.Results = append(cmp.Results, r)
 	}
-	bySource := map[string][]Result{}
-	var held []Result
-	for _, r := range cmp.Results {
-		bySource[r.Row.Source()] = append(bySource[r.Row.Source()], r)
-		if !InFit(r.Case) {
-			held = append(held, r)
-		}
-	}
-	skips := map[string]int{}
-	for _, s := range cmp.Skipped {
-		skips[s.Row.Source()]++
-	}
-	var ids []string
-	for _, r := range rows {
-		if !slices.Contains(ids, r.Source()) {
-			ids = append(ids, r.Source())
-		}
-	}
+	bySource := lo.GroupBy(cmp.Results, func(r Result) string { return r.Row.Source() })
+	held := lo.Reject(cmp.Results, func(r Result, _ int) bool { return InFit(r.Case) })
+	skips := lo.CountValuesBy(cmp.Skipped, func(s Skip) string { return s.Row.Source() })
+	ids := lo.Uniq(lo.Map(rows, func(r Row, _ int) string { return r.Source() }))
 	slices.Sort(ids)
 	for _, id := range ids {
 		s := summarize(id, bySource[id])
