@@ -21,6 +21,15 @@ type StageMemory struct {
 	Moments       hardware.Bytes `json:"optimizer_moments_bytes"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
+	// Under LoRA and QLoRA (lora.go): the frozen base, the adapters'
+	// parameters per GPU (Weights to Moments are then the adapters'), and
+	// QLoRA's bf16 dequantized layer.
+	BaseWeights   hardware.Bytes `json:"frozen_base_weights_bytes,omitempty"`
+	AdapterParams float64        `json:"adapter_params,omitempty"`
+	Dequant       hardware.Bytes `json:"qlora_dequant_bytes,omitempty"`
+	// Host is the model states offloaded to host memory (offload.go),
+	// not part of Total.
+	Host hardware.Bytes `json:"host_bytes,omitempty"`
 
 	// InFlight micro-batches, in units of the stage's layers.
 	InFlight float64 `json:"in_flight_microbatches"`
@@ -41,7 +50,7 @@ type StageMemory struct {
 
 // ModelStates is weights, gradients and optimizer states.
 func (s StageMemory) ModelStates() hardware.Bytes {
-	return s.Weights + s.Gradients + s.MasterWeights + s.Moments
+	return s.Weights + s.Gradients + s.MasterWeights + s.Moments + s.BaseWeights + s.Dequant
 }
 
 // Activations is every saved activation of the stage.
@@ -144,6 +153,18 @@ func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 // and ZeRO-3's gather buffers for a stage with (moe) or without MoE
 // layers.
 func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
+	if p.Task.Adapted() {
+		e.shardAdapted(p, s, moe)
+	} else {
+		e.shardFull(p, s, moe)
+	}
+	if p.Offload != NoOffload {
+		e.offloadStates(p, s)
+	}
+}
+
+// shardFull fills the states of a plan that trains every weight.
+func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)

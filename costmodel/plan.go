@@ -46,6 +46,15 @@ type Plan struct {
 	Precision                    Precision
 	Optimizer                    Optimizer
 	Schedule                     Schedule
+	// Task is pre-training (the zero value), a full fine-tune, LoRA or
+	// QLoRA; LoRARank, LoRATargets and BaseDType describe the adapters
+	// and the frozen base (finetune.go: zero takes the defaults, r 16 on
+	// every projection). Offload keeps model states in host memory.
+	Task        Task        `json:",omitempty"`
+	LoRARank    int         `json:",omitempty"`
+	LoRATargets LoRATargets `json:",omitempty"`
+	BaseDType   BaseDType   `json:",omitempty"`
+	Offload     Offload     `json:",omitempty"`
 }
 
 // GPUs is the number of GPUs the plan occupies.

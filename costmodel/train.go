@@ -38,6 +38,8 @@ type Report struct {
 	// Levers, when the plan does not fit, are changes that shrink the
 	// peak, each with the memory it leads to.
 	Levers []Lever `json:"levers,omitempty"`
+	// Host, with offload, is the host memory of the peak stage.
+	Host *HostInventory `json:"host,omitempty"`
 	// Performance is the step time, its breakdown and the throughput;
 	// Traffic the collectives of one step on the slowest pipeline stage.
 	Performance Performance   `json:"performance"`
@@ -80,8 +82,9 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 	}
 	r.PeakStage = peak.Stage
 	r.Memory = newInventory(e.stageLines(p, peak), e.c.GPU.HBM, e.a.HBMFraction)
+	r.Host = e.hostInventory(p, peak)
 	r.Notes = e.notes(p)
-	if !r.Memory.Fits {
+	if !r.Memory.Fits || r.Host != nil && !r.Host.Fits {
 		r.Levers = e.levers(p, peak.Total)
 	}
 	var set commSet
@@ -105,6 +108,27 @@ func (e *Evaluator) StageInventory(p Plan, s int) (Inventory, error) {
 
 // stageLines itemizes one stage with formulas.
 func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
+	lines := e.stateLines(p, s)
+	if p.Offload != NoOffload {
+		lines = append(lines, offloadedGradientLine(p, s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
+	}
+	lines = append(lines, e.activationLines(p, s)...)
+	return append(lines, e.overheadLines(p, s)...)
+}
+
+// offloadedGradientLine replaces the gradient line when gradients stream
+// to the host: one reduce bucket stays on the GPU.
+func offloadedGradientLine(p Plan, s StageMemory, grad float64) Line {
+	return Line{Name: "gradients (one reduce bucket; the rest stream to the host)", Group: GroupStates, Bytes: s.Gradients,
+		Formula: fmt.Sprintf("min(gradients per GPU, %g elements) x %s", offloadBucket, perParam(grad)),
+		Source:  srcZeROOffload + "; " + srcDSBucket}
+}
+
+// stateLines itemizes the model states of a stage.
+func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
+	if p.Task.Adapted() {
+		return dropOffloaded(p, e.adaptedStateLines(p, s))
+	}
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
 	n := p.ShardDegree()
 	where := fmt.Sprintf("%s params/GPU (stage %d of pp=%d, %d layers, tp=%d)", FormatCount(s.Params), s.Stage, p.PP, s.Layers, p.TP)
@@ -120,8 +144,22 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
 			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
 	}
-	lines = append(lines, e.activationLines(p, s)...)
-	return append(lines, e.overheadLines(p, s)...)
+	return dropOffloaded(p, lines)
+}
+
+// dropOffloaded removes the gradient line when the gradients stream to
+// the host (offloadedGradientLine stands in for it).
+func dropOffloaded(p Plan, lines []Line) []Line {
+	if p.Offload == NoOffload {
+		return lines
+	}
+	out := lines[:0]
+	for _, l := range lines {
+		if l.Name != "gradients" && l.Name != "LoRA adapters: gradients" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func weightDType(p Plan) string {
@@ -222,6 +260,7 @@ func (e *Evaluator) notes(p Plan) []string {
 	if p.Seq > e.m.MaxSeq {
 		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))
 	}
+	out = append(out, tuneNotes(p)...)
 	if p.TP > e.c.GPUsPerNode {
 		out = append(out, fmt.Sprintf("tp=%d spans more than one %d-GPU node: its all-reduces cross the network", p.TP, e.c.GPUsPerNode))
 	}

@@ -18,6 +18,7 @@ type planFlags struct {
 	recompute, attn         string
 	optimizer, precision    string
 	schedule                string
+	tune                    tuneFlags
 	set                     map[string]bool
 }
 
@@ -39,6 +40,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", "training precision: bf16, fp16, fp8, fp32")
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with --vpp > 1), gpipe")
+	f.tune.register(fs)
 }
 
 // resolve builds the plan. gpus is the cluster's GPU count when the
@@ -80,7 +82,7 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 	if p.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
 		return p, badInput(err)
 	}
-	return p, nil
+	return p, f.tune.apply(&p, f.set)
 }
 
 func (f *planFlags) resolveDP(p *costmodel.Plan, gpus int) error {
