@@ -110,7 +110,7 @@ func (e *Evaluator) StageInventory(p Plan, s int) (Inventory, error) {
 func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	lines := e.stateLines(p, s)
 	if p.Offload != NoOffload {
-		lines = append(lines, offloadedGradientLine(p, s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
+		lines = append(lines, offloadedGradientLine(s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
 	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)
@@ -118,9 +118,9 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 
 // offloadedGradientLine replaces the gradient line when gradients stream
 // to the host: one reduce bucket stays on the GPU.
-func offloadedGradientLine(p Plan, s StageMemory, grad float64) Line {
+func offloadedGradientLine(s StageMemory, grad float64) Line {
 	return Line{Name: "gradients (one reduce bucket; the rest stream to the host)", Group: GroupStates, Bytes: s.Gradients,
-		Formula: fmt.Sprintf("min(gradients per GPU, %g elements) x %s", offloadBucket, perParam(grad)),
+		Formula: fmt.Sprintf("min(gradients per GPU, %s elements) x %s", FormatCount(offloadBucket), perParam(grad)),
 		Source:  srcZeROOffload + "; " + srcDSBucket}
 }
 

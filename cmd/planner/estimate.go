@@ -84,11 +84,13 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	p := r.Plan
 	fmt.Fprintf(w, "model    %s: %s\n", m.Name, describeModel(m))
 	fmt.Fprintf(w, "cluster  %s\n", describeCluster(r.Cluster))
-	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention\n",
-		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention)
+	fmt.Fprintf(w, "plan     %s; seq %d, gbs %d (%s per step), %s, %s, %s attention%s\n",
+		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention,
+		tuneSummary(p))
 	fmt.Fprintf(w, "\nmemory per GPU, pipeline stage %d of %d (the most loaded):\n", r.PeakStage, p.PP)
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
-	if !r.Memory.Fits {
+	writeHost(w, r.Host)
+	if !r.Memory.Fits || r.Host != nil && !r.Host.Fits {
 		writeLargest(w, r.Memory)
 		writeLevers(w, r.Levers)
 	}

@@ -40,6 +40,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 	}
 	if len(r.Plans) == 0 {
 		writeMissesText(w, r)
+		writeFineTune(w, r)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
@@ -52,8 +53,9 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result) {
 
 // describeJob is the one-line summary of the fixed job.
 func describeJob(j search.Job) string {
-	return fmt.Sprintf("seq %d, global batch %d sequences (%s tokens) per step, %s, %s, %s attention, %s schedule",
-		j.Seq, j.GlobalBatch, costmodel.FormatCount(float64(j.Seq)*float64(j.GlobalBatch)), j.Precision, j.Optimizer, j.Attention, j.Schedule)
+	return fmt.Sprintf("seq %d, global batch %d sequences (%s tokens) per step, %s, %s, %s attention, %s schedule%s",
+		j.Seq, j.GlobalBatch, costmodel.FormatCount(float64(j.Seq)*float64(j.GlobalBatch)), j.Precision, j.Optimizer, j.Attention, j.Schedule,
+		jobTune(j))
 }
 
 // headline says what the search answered.
