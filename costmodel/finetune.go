@@ -242,3 +242,28 @@ func (p *Plan) checkOffload() error {
 	}
 	return nil
 }
+
+// tuneLevers are the fine-tuning changes to a plan that trains every
+// weight with its states on the GPU: quantized optimizer states (8-bit
+// Adam), the optimizer states offloaded to the CPU (on a ZeRO stage of at
+// least 1), LoRA on the bf16 base, QLoRA on an NF4 base.
+func tuneLevers(p Plan) []leverCandidate {
+	if p.Task.Adapted() {
+		return nil
+	}
+	var c []leverCandidate
+	if p.Optimizer == Adam {
+		c = append(c, leverCandidate{"--optimizer adam8bit", "8-bit Adam moments: 2 B/param instead of 8",
+			func(q Plan) Plan { q.Optimizer = Adam8bit; return q }, 0})
+	}
+	if p.Offload == NoOffload {
+		z := max(p.ZeRO, 1)
+		c = append(c, leverCandidate{fmt.Sprintf("--offload optimizer --zero %d", z), "fp32 master weights and moments in host memory (ZeRO-Offload)",
+			func(q Plan) Plan { q.Offload, q.ZeRO = OffloadOptimizer, z; return q }, 0})
+	}
+	return append(c,
+		leverCandidate{"--task lora", "trains rank-16 adapters; the bf16 base is frozen (no gradients or optimizer states)",
+			func(q Plan) Plan { q.Task = LoRA; return q }, 0},
+		leverCandidate{"--task qlora", "LoRA on a 4-bit NF4 base (0.52 B/param)",
+			func(q Plan) Plan { q.Task = QLoRA; return q }, 0})
+}

@@ -51,13 +51,13 @@ func writeLevers(w io.Writer, levers []costmodel.Lever) {
 		fmt.Fprintln(w, "no single change to this plan lowers the peak; try more GPUs or a smaller model")
 		return
 	}
-	fmt.Fprintln(w, "what would shrink it (peak per GPU after the change):")
+	fmt.Fprintln(w, "what would shrink it (peak per GPU after the change; step time and tokens/s per GPU when it fits):")
 	for _, l := range levers {
-		fit := "still over"
+		fit, speed := "still over", ""
 		if l.Fits {
-			fit = "fits"
+			fit, speed = "fits", fmt.Sprintf("%v, %s", l.StepTime, hardware.Grouped(l.TokensPerSecondPerGPU))
 		}
-		fmt.Fprintf(w, "  %-28s %10v  %-10s  %s\n", l.Change, l.Peak, fit, l.Why)
+		fmt.Fprintf(w, "  %-28s %10v  %-10s  %-18s  %s\n", l.Change, l.Peak, fit, speed, l.Why)
 	}
 }
 
