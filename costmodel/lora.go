@@ -194,3 +194,45 @@ func tuneNotes(p Plan) []string {
 	}
 	return out
 }
+
+// adaptedPerToken is the adapted matrices one token passes through in a
+// layer: the targeted attention projections, and the targeted MLP
+// matrices once for a dense MLP, TopK times for the routed experts and
+// once per shared expert.
+func (m *Model) adaptedPerToken(t LoRATargets, moe bool) float64 {
+	count := func(ts ...LoRATargets) float64 {
+		n := 0.0
+		for _, x := range ts {
+			if t&x != 0 {
+				n++
+			}
+		}
+		return n
+	}
+	attn := count(TargetQ, TargetK, TargetV, TargetO)
+	mlp := count(TargetUp, TargetDown)
+	if m.MLP == SwiGLU {
+		mlp += count(TargetGate)
+	}
+	if !moe {
+		return attn + mlp
+	}
+	return attn + mlp*float64(m.MoE.TopK+m.MoE.Shared)
+}
+
+// adapterActs is what LoRA adds to one layer's saved activations for one
+// micro-batch: each adapted matrix keeps x·A, r values per token, for the
+// weight gradient of B (Hu et al. 2021, sec. 4.1; the input x is the base
+// matrix's, already counted),
+//
+//	r x n_adapted x tokens x e bytes
+//
+// unsplit over tp (A's output is whole on every rank of a column-parallel
+// layer). LoRA dropout, which would keep a dropped copy of x per adapted
+// matrix, is taken as off.
+func (s actShape) adapterActs(m *Model, p Plan, moe bool) float64 {
+	if !p.Task.Adapted() {
+		return 0
+	}
+	return float64(p.LoRARank) * m.adaptedPerToken(p.LoRATargets, moe) * s.tokens * s.actBytes
+}

@@ -222,18 +222,27 @@ type layerActs struct {
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
 	la := layerActs{sh: newActShape(e.m, p)}
-	specs := e.specs[p.Attention]
-	la.dense = la.sh.saved(specs[0], p.Recompute)
+	la.dense = e.layerSaved(la.sh, p, p.Recompute, false)
 	if e.m.MoE != nil {
-		la.moe = la.sh.saved(specs[1], p.Recompute)
+		la.moe = e.layerSaved(la.sh, p, p.Recompute, true)
 	}
 	if p.Recompute == Full {
-		la.denseWorking = la.sh.saved(specs[0], NoRecompute)
+		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
 		if e.m.MoE != nil {
-			la.moeWorking = la.sh.saved(specs[1], NoRecompute)
+			la.moeWorking = e.layerSaved(la.sh, p, NoRecompute, true)
 		}
 	}
 	return la
+}
+
+// layerSaved is one layer's saved tensors under recompute policy r, with
+// the LoRA adapters' own when the layer keeps more than its input.
+func (e *Evaluator) layerSaved(sh actShape, p Plan, r Recompute, moe bool) float64 {
+	b := sh.saved(e.specs[p.Attention][boolIndex(moe)], r)
+	if r != Full {
+		b += sh.adapterActs(e.m, p, moe)
+	}
+	return b
 }
 
 // activations fills the stage's saved activations.

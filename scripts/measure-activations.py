@@ -125,6 +125,23 @@ class Layer(torch.nn.Module):
             f = c["ffn"]
             width = 2 * f if c["mlp"] == "swiglu" else f
             self.w1, self.w2 = param(width, h), param(h, f)
+        self.adapters = torch.nn.ParameterDict()
+        if c.get("lora"):
+            for p in self.parameters():
+                p.requires_grad_(False)  # the frozen base
+            r, f = c["lora"]["rank"], c["ffn"]
+            dims = {"q": (h, a * d), "k": (h, kv * d), "v": (h, kv * d), "o": (a * d, h),
+                    "gate": (h, f), "up": (h, f), "down": (f, h)}
+            for t in c["lora"]["targets"]:
+                n_in, n_out = dims[t]
+                self.adapters[t + "_a"] = param(r, n_in)
+                self.adapters[t + "_b"] = param(n_out, r)
+
+    def delta(self, t, x):
+        """LoRA's B A x for target t, or 0 when t carries no adapter."""
+        if t + "_a" not in self.adapters:
+            return 0
+        return F.linear(F.linear(x, self.adapters[t + "_a"]), self.adapters[t + "_b"])
 
     def norm(self, x, w, b):
         if self.c["norm"] == "rmsnorm":
@@ -141,6 +158,7 @@ class Layer(torch.nn.Module):
         g = a // kv
         qkv = F.linear(x, self.wqkv)
         q, k, v = qkv.split([a * d, kv * d, kv * d], -1)
+        q, k, v = q + self.delta("q", x), k + self.delta("k", x), v + self.delta("v", x)
         q = q.view(b, s, a, d).transpose(1, 2).contiguous()  # (b, a, s, d)
         k = k.view(b, s, kv, d).transpose(1, 2).contiguous()
         v = v.view(b, s, kv, d).transpose(1, 2).contiguous()
@@ -151,11 +169,16 @@ class Layer(torch.nn.Module):
             p = self.dropout(torch.softmax(scores, -1))
             outs.append(torch.bmm(p, v[:, j]).view(b, g, s, d))
         o = torch.cat(outs, 1).transpose(1, 2).reshape(b, s, a * d)
-        return self.dropout(F.linear(o, self.wo))
+        return self.dropout(F.linear(o, self.wo) + self.delta("o", o))
 
     def mlp(self, x):
         if self.c["mlp"] == "swiglu":
-            return F.linear(SwiGLUFn.apply(F.linear(x, self.w1)), self.w2)
+            gu = F.linear(x, self.w1)
+            if "gate_a" in self.adapters or "up_a" in self.adapters:
+                g, u = gu.chunk(2, -1)
+                gu = torch.cat([g + self.delta("gate", x), u + self.delta("up", x)], -1)
+            z = SwiGLUFn.apply(gu)
+            return F.linear(z, self.w2) + self.delta("down", z)
         return F.linear(F.gelu(F.linear(x, self.w1)), self.w2)
 
     def moe(self, x):
@@ -182,7 +205,7 @@ class Layer(torch.nn.Module):
 def measure(c, recompute):
     torch.manual_seed(0)
     layer = Layer(c)
-    skip = {p.data_ptr() for p in layer.parameters()} | {bf.data_ptr() for bf in layer.buffers()}
+    skip = {p.storage().data_ptr() for p in layer.parameters()} | {bf.storage().data_ptr() for bf in layer.buffers()}
     x = torch.randn(c["batch"], c["seq"], c["hidden"], dtype=DT, requires_grad=True)
     seen, saved = set(), []
 
@@ -206,6 +229,11 @@ CONFIGS = [
      "norm": "layernorm", "mlp": "gelu", "dropout": True},
     {"name": "llama", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 688, "seq": 128, "batch": 2,
      "norm": "rmsnorm", "mlp": "swiglu", "dropout": False},
+    {"name": "llama-lora-qv", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 688, "seq": 128, "batch": 2,
+     "norm": "rmsnorm", "mlp": "swiglu", "dropout": False, "lora": {"rank": 8, "targets": ["q", "v"]}},
+    {"name": "llama-lora-all", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 688, "seq": 128, "batch": 2,
+     "norm": "rmsnorm", "mlp": "swiglu", "dropout": False,
+     "lora": {"rank": 8, "targets": ["q", "k", "v", "o", "gate", "up", "down"]}},
     {"name": "moe", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 0, "seq": 128, "batch": 2,
      "norm": "rmsnorm", "mlp": "swiglu", "dropout": False, "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128}},
 ]
