@@ -354,14 +354,8 @@ func boolIndex(b bool) int {
 
 // overheads adds the runtime lines and the total.
 func (e *Evaluator) overheads(p Plan, s *StageMemory) {
-	groups := 0
-	for _, d := range []int{p.TP, p.CP, p.DP, p.PP} {
-		if d > 1 {
-			groups++
-		}
-	}
 	s.CUDAContext = e.a.CUDAContext
-	s.NCCLBuffers = hardware.Bytes(groups) * e.a.NCCLPerGroup
+	s.NCCLBuffers, _ = e.ncclBuffers(p)
 	s.Workspace = e.a.TrainWorkspace
 	tensors := s.ModelStates() + s.GatherBuffers + s.Activations()
 	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors

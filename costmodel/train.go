@@ -243,7 +243,7 @@ func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
 	return []Line{
 		{Name: "CUDA context", Group: GroupOverheads, Bytes: s.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "NCCL buffers", Group: GroupOverheads, Bytes: s.NCCLBuffers,
-			Formula: fmt.Sprintf("%d communicators x %v", int(s.NCCLBuffers/max(e.a.NCCLPerGroup, 1)), e.a.NCCLPerGroup), Source: srcAssumed},
+			Formula: e.a.ncclFormula(e.ncclBuffers(p)), Source: e.a.ncclSource()},
 		{Name: "cuBLAS/attention workspace", Group: GroupOverheads, Bytes: s.Workspace, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "allocator fragmentation", Group: GroupOverheads, Bytes: s.Fragmentation,
 			Formula: fmt.Sprintf("%g%% of allocated tensors", 100*e.a.Fragmentation), Source: srcAssumed},

@@ -88,8 +88,8 @@ func plural(n int, one, many string) string {
 }
 
 func writeAssumptions(w io.Writer, a costmodel.Assumptions) {
-	fmt.Fprintf(w, "\nassumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
-		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
+	fmt.Fprintf(w, "\nassumptions: HBM budget %g%%, CUDA context %v, %s, training workspace %v, serving workspace %v, fragmentation %g%%",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLSummary(), a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
 	if a.GradAccumFP32 {
 		fmt.Fprint(w, ", fp32 gradients")
 	}

@@ -193,8 +193,8 @@ func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 		fmt.Fprintf(w, "| %s | %s |\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)
 	}
 	a := r.Assumptions
-	fmt.Fprintf(w, "\nAssumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, fragmentation %g%%.\n",
-		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, 100*a.Fragmentation)
+	fmt.Fprintf(w, "\nAssumptions: HBM budget %g%%, CUDA context %v, %s, training workspace %v, fragmentation %g%%.\n",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLSummary(), a.TrainWorkspace, 100*a.Fragmentation)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
