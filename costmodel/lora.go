@@ -22,9 +22,11 @@ type adapterDims struct {
 }
 
 // loraMatrices lists the projections of one layer of m that LoRA can
-// target, with their shapes on one TP rank. MLA targets its query and
-// key-value up-projections (q, v) and the joint down-projection (k).
-func (m *Model) loraMatrices(t int, moe bool) []adapterDims {
+// target, with their shapes on one TP rank, each routed expert's
+// matrices counted experts times (Experts for the parameters, TopK for
+// what one token passes through). MLA targets its query and key-value
+// up-projections (q, v) and the joint down-projection (k).
+func (m *Model) loraMatrices(t int, moe bool, experts float64) []adapterDims {
 	h, tf := float64(m.Hidden), float64(t)
 	heads := float64(m.Heads) / tf
 	var ds []adapterDims
@@ -53,7 +55,7 @@ func (m *Model) loraMatrices(t int, moe bool) []adapterDims {
 		mlp(m.FFN, 1)
 		return ds
 	}
-	mlp(m.MoE.ExpertFFN, float64(m.MoE.Experts))
+	mlp(m.MoE.ExpertFFN, experts)
 	if m.MoE.Shared > 0 {
 		mlp(m.MoE.SharedFFN, float64(m.MoE.Shared))
 	}
@@ -73,9 +75,19 @@ func AdapterParams(r, in, out float64) float64 { return r * (in + out) }
 // their matrix (one of the two factors is replicated in Megatron-style
 // LoRA; at small r the difference is a few percent of a small number).
 func (m *Model) layerAdapterParams(p Plan, moe bool) float64 {
+	experts := 0.0
+	if moe {
+		experts = float64(m.MoE.Experts)
+	}
+	return m.adapterSum(p, moe, experts)
+}
+
+// adapterSum is AdapterParams summed over the targeted matrices of one
+// layer, routed experts counted experts times.
+func (m *Model) adapterSum(p Plan, moe bool, experts float64) float64 {
 	var n float64
 	r := float64(p.LoRARank)
-	for _, d := range m.loraMatrices(p.TP, moe) {
+	for _, d := range m.loraMatrices(p.TP, moe, experts) {
 		if p.LoRATargets&d.target != 0 {
 			n += d.copies * AdapterParams(r, d.in, d.out)
 		}

@@ -55,13 +55,10 @@ func (e *Evaluator) adaptedFLOPsPerToken(p Plan, fwd float64) float64 {
 	weights := par.Active - par.Embedding - par.OutputLayer - m.finalNormParams() + float64(m.Vocab)*float64(m.Hidden)
 	q := p
 	q.TP = 1
-	adapters := m.stageAdapterParams(q, m.Layers-m.MoELayers(), m.MoELayers())
-	if m.MoE != nil && m.MoELayers() > 0 {
-		// A token passes through TopK of the experts' adapters.
-		dense := m.stageAdapterParams(q, m.Layers-m.MoELayers(), 0)
-		perMoE := (adapters - dense) / float64(m.MoELayers())
-		routed := perMoE * float64(m.MoE.TopK) / float64(m.MoE.Experts)
-		adapters = dense + float64(m.MoELayers())*routed
+	adapters := float64(m.Layers-m.MoELayers()) * m.adapterSum(q, false, 0)
+	if m.MoELayers() > 0 {
+		// A token passes through TopK of the routed experts' adapters.
+		adapters += float64(m.MoELayers()) * m.adapterSum(q, true, float64(m.MoE.TopK))
 	}
 	return 3*fwd - 2*weights + 6*adapters
 }

@@ -188,6 +188,7 @@ func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 		}
 	}
 	writeMissesMarkdown(w, r)
+	writeFineTuneMarkdown(w, r)
 	fmt.Fprintf(w, "\n## Candidates\n\n%s.\n\n| rejected | reason |\n|---:|---|\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
 		fmt.Fprintf(w, "| %s | %s |\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)

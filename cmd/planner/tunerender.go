@@ -85,3 +85,25 @@ func altPlan(a search.FineTuneAlternative) string {
 	}
 	return "-"
 }
+
+// writeFineTuneMarkdown is writeFineTune as a Markdown table.
+func writeFineTuneMarkdown(w io.Writer, r *search.Result) {
+	if len(r.FineTune) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## As a fine-tune on %d GPUs\n\n| change | plan | peak/GPU | step time | tokens/s/GPU | MFU | what |\n|---|---|---:|---:|---:|---:|---|\n", r.Searched[1])
+	for _, a := range r.FineTune {
+		if b := a.Best; b != nil {
+			pf := b.Performance
+			fmt.Fprintf(w, "| `%s` | `%s` | %v | %v | %s | %s | %s |\n", a.Change, b.PlanString, b.Peak, pf.StepTime,
+				hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), a.Kind)
+			continue
+		}
+		peak := "-"
+		if a.Nearest != nil {
+			peak = a.Nearest.Peak.String()
+		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %s | - | - | - | %s (does not fit) |\n", a.Change, altPlan(a), peak, a.Kind)
+	}
+	fmt.Fprintf(w, "\nAnswer: %s\n", r.FineTuneAnswer)
+}
