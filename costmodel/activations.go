@@ -16,6 +16,10 @@ type actShape struct {
 	sp       bool
 	actBytes float64 // 2 (bf16, fp16, fp8 runs) or 4 (fp32)
 	hidden   float64
+	// frozen: under LoRA, the base is frozen and only the inputs of the
+	// adapted matrices (targets) are saved for weight gradients.
+	frozen  bool
+	targets LoRATargets
 }
 
 func newActShape(m *Model, p Plan) actShape {
@@ -30,7 +34,14 @@ func newActShape(m *Model, p Plan) actShape {
 	if p.Precision == FP32 {
 		s.actBytes = 4
 	}
+	s.frozen, s.targets = p.Task.Adapted(), p.LoRATargets
 	return s
+}
+
+// kept reports whether a tensor is saved: under LoRA, a tensor saved only
+// for the weight gradient of matrices none of which is adapted is not.
+func (s actShape) kept(t tensorSpec) bool {
+	return !s.frozen || t.feeds == 0 || t.feeds&s.targets != 0
 }
 
 func (s actShape) elemBytes(k elemKind) float64 {
@@ -75,7 +86,7 @@ func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
 	}
 	var sum float64
 	for _, t := range ts {
-		if r == Selective && t.core {
+		if r == Selective && t.core || !s.kept(t) {
 			continue
 		}
 		sum += s.bytes(t)
@@ -116,6 +127,9 @@ func LayerActivations(m *Model, p Plan) []ActivationTensor {
 	specs := layerTensors(m, p.Attention, false)
 	out := make([]ActivationTensor, 0, len(specs))
 	for _, t := range specs {
+		if !s.kept(t) {
+			continue
+		}
 		out = append(out, ActivationTensor{
 			Name: t.name, Block: t.block, Bytes: hardware.Bytes(s.bytes(t)),
 			Formula: s.formula(t), Quadratic: t.quadratic,

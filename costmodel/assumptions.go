@@ -22,6 +22,9 @@ type Assumptions struct {
 	// NCCLPerGroup is NCCL's buffer memory per communicator a rank
 	// belongs to (one per parallel dimension larger than one).
 	NCCLPerGroup hardware.Bytes `json:"nccl_per_group_bytes"`
+	// NCCLByTier sizes each communicator from NCCL's default buffers and
+	// the channels of its tier instead (nccl.go, NCCLCommBuffers).
+	NCCLByTier bool `json:"nccl_by_tier,omitempty"`
 	// TrainWorkspace is the cuBLAS and attention-kernel scratch space of
 	// a training process.
 	TrainWorkspace hardware.Bytes `json:"train_workspace_bytes"`
@@ -138,7 +141,12 @@ type Assumptions struct {
 //   - NCCLPerGroup 256 MiB: NCCL's default NCCL_BUFFSIZE is 4 MiB per
 //     channel and peer; a ring uses a send and a receive peer on up to
 //     32 channels (2 x 32 x 4 MiB), before the smaller LL and LL128
-//     buffers.
+//     buffers. NCCLByTier (off) counts those too and the channels of
+//     each tier: 588 MiB per communicator inside a node, 147 MiB across
+//     nodes (NCCLCommBuffers). vLLM's measured NCCL and custom
+//     all-reduce memory at tp >= 2 is larger still, about 2.1 GiB per
+//     GPU (llm-d-planner#194, with NVLS and CUDA-graph buffers): set
+//     NCCLPerGroup to a measured figure when it matters.
 //   - TrainWorkspace 256 MiB: cuBLAS workspaces (32 MiB per stream on
 //     Hopper in PyTorch) for several streams plus attention scratch.
 //   - ServeWorkspace 1.5 GB: the serving sizing example's workspace.

@@ -261,7 +261,7 @@ func (e *Evaluator) ppComm(in *stepInput, st *stageTime, set *commSet, r int) {
 		st.addComm(set, commItem{name: namePPGather, kind: CommPP, op: AllGather, g: in.pl.tp, msg: in.act,
 			calls: 2 * chunks, cost: ag, exposed: x, overlap: ov, source: srcPPComm}, true, in.m)
 	}
-	if e.m.TiedEmbeddings && (r == 0 || r == p.PP-1) {
+	if e.m.TiedEmbeddings && (r == 0 || r == p.PP-1) && !p.Task.Adapted() {
 		msg := float64(e.m.Vocab) * float64(e.m.Hidden) / float64(p.TP) * in.sb.Grad
 		c := e.cost(AllReduce, msg, pair)
 		st.addComm(set, commItem{name: namePPEmbed, kind: CommPP, op: AllReduce, g: pair, msg: msg, calls: 1,
@@ -287,7 +287,7 @@ func (e *Evaluator) ppComm(in *stepInput, st *stageTime, set *commSet, r int) {
 // forward when OverlapParamGather is (ZeRO-3 always prefetches). The last
 // layer's bucket (the first in forward order) cannot be hidden: at least
 // 1/layers of each stays exposed.
-func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, layers float64) {
+func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, ps paramSplit, layers float64) {
 	p, g := in.p, in.pl.shard
 	if g.size <= 1 {
 		return
@@ -295,8 +295,8 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, l
 	L := max(layers, 1)
 	bwdWin := (st.bwd.total() + st.rec.total()) * (L - 1) / L
 	fwdWin := st.fwd.total() * (L - 1) / L
-	grads, weights := params*in.sb.Grad, params*in.sb.Weight
-	calls := e.dpCalls(p, params, layers)
+	grads, weights := ps.trained*in.sb.Grad, ps.weightBytes(in.sb)
+	calls := e.dpCalls(p, ps.trained, layers)
 	add := func(name string, kind CommKind, op Collective, msg float64, perMB bool, window float64, on bool, overlap string, src string) {
 		c := e.cost(op, msg/calls, g)
 		t := calls * c.time
@@ -315,7 +315,7 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, params, l
 		add(nameDPAR, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 	case 1, 2:
 		add(nameDPRS, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
-		add(nameDPAG, CommDPParams, AllGather, weights, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
+		add(nameDPAG, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:
 		add(nameZ3Fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
 		ag, rs := e.cost(AllGather, weights/calls, g), e.cost(ReduceScatter, grads/calls, g)

@@ -33,6 +33,13 @@ type rates struct {
 	// recipe (0: 16- or 32-bit GEMMs); castReads and castWrites are its
 	// passes per activation input (Recipe).
 	low, castReads, castWrites float64
+	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
+	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
+	// dequantizes every weight before its matmuls.
+	frozen      bool
+	loraRank    float64
+	loraTargets LoRATargets
+	nf4         bool
 }
 
 // kernelCost is the time of a sequence of kernels on one GPU, by kind,
@@ -159,6 +166,10 @@ func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
 func (q pass) linearM(m, kk, n float64) {
 	q.r.matmul(&q.c.fwd, m, kk, n)
 	q.r.matmul(&q.c.bwd, m, n, kk)
+	if q.r.frozen {
+		q.dequantize(kk, n)
+		return
+	}
 	q.r.matmul(&q.c.bwd, kk, m, n)
 }
 
@@ -226,12 +237,14 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 func mlpKernels(q pass, m *Model, f, h float64) {
 	if m.MLP == SwiGLU {
 		q.linear(h, 2*f)
+		q.adapter(h, f, TargetGate)
+		q.adapter(h, f, TargetUp)
 		q.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
 	} else {
-		q.linear(h, f)
+		q.adapted(h, f, TargetUp)
 		q.elementwise(2*f, 3*f)
 	}
-	q.linear(f, h)
+	q.adapted(f, h, TargetDown)
 }
 
 // moeKernels is a mixture-of-experts MLP with every expert on every rank
@@ -264,16 +277,19 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 			qr := float64(a.QLoRARank)
 			q.linear(h, qr)
 			q.norm(qr)
-			q.linear(qr, sh.heads*qk)
+			q.adapted(qr, sh.heads*qk, TargetQ)
 		} else {
-			q.linear(h, sh.heads*qk)
+			q.adapted(h, sh.heads*qk, TargetQ)
 		}
 		kr := float64(a.KVLoRARank)
-		q.linear(h, kr+float64(a.QKRopeDim))
+		q.adapted(h, kr+float64(a.QKRopeDim), TargetK)
 		q.norm(kr)
-		q.linear(kr, sh.heads*float64(a.QKNopeDim+a.VDim))
+		q.adapted(kr, sh.heads*float64(a.QKNopeDim+a.VDim), TargetV)
 	} else {
 		q.linear(h, (sh.heads+2*sh.kv)*qk)
+		q.adapter(h, sh.heads*qk, TargetQ)
+		q.adapter(h, sh.kv*qk, TargetK)
+		q.adapter(h, sh.kv*qk, TargetV)
 		if m.QKNorm {
 			q.norm((sh.heads + sh.kv) * qk)
 		}
@@ -283,7 +299,7 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		}
 	}
 	coreKernels(q, sh, qk, v, m.Dropout)
-	q.linear(sh.heads*v, h)
+	q.adapted(sh.heads*v, h, TargetO)
 }
 
 // coreKernels is the attention core: softmax(QK^T)V over sh.keys keys.
@@ -358,6 +374,7 @@ func (e *Evaluator) stageEnds(r rates, sh layerShape) (first, last layerCost) {
 	if m.Dropout {
 		f.residual(sh.hs, true)
 	}
+	r.nf4 = false // the output layer stays bf16 under QLoRA
 	l := pass{r: r.sixteenBit(), c: &last, t: sh.tokens}
 	l.norm(sh.hs)
 	l.linear(h, vocab)

@@ -17,6 +17,10 @@ type Lever struct {
 	Plan string         `json:"plan"`
 	Peak hardware.Bytes `json:"peak_bytes"`
 	Fits bool           `json:"fits"`
+	// StepTime and TokensPerSecondPerGPU are the changed plan's speed,
+	// when it fits.
+	StepTime              hardware.Seconds `json:"step_time_s,omitempty"`
+	TokensPerSecondPerGPU float64          `json:"tokens_per_second_per_gpu,omitempty"`
 }
 
 type leverCandidate struct {
@@ -41,6 +45,7 @@ func leverCandidates(p Plan) []leverCandidate {
 			func(q Plan) Plan { q.CP, q.DP = 2*q.CP, q.DP/2; return q }, 0},
 		{fmt.Sprintf("--seq %d", p.Seq/2), "activations scale with the sequence", func(q Plan) Plan { q.Seq /= 2; return q }, 0},
 	}
+	c = append(c, tuneLevers(p)...)
 	// More GPUs help only through sharding: offer data parallelism
 	// 2x to 64x wider with ZeRO-3 (the global batch grows with dp).
 	for f := 2; f <= 64; f *= 2 {
@@ -73,7 +78,11 @@ func (e *Evaluator) levers(p Plan, peak hardware.Bytes) []Lever {
 		}
 		seen[q] = true
 		s := ev.Peak(q)
-		l := Lever{Change: c.change, Why: c.why, Plan: q.String(), Peak: s.Total, Fits: s.Total <= ev.Budget()}
+		l := Lever{Change: c.change, Why: c.why, Plan: q.String(), Peak: s.Total, Fits: s.Total <= ev.Budget() && ev.HostFits(q)}
+		if l.Fits {
+			perf := ev.Performance(q)
+			l.StepTime, l.TokensPerSecondPerGPU = perf.StepTime, perf.TokensPerSecondPerGPU
+		}
 		switch {
 		case s.Total >= peak:
 		case c.gpus == 0:

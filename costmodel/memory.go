@@ -24,6 +24,15 @@ type StageMemory struct {
 	// LowPrecisionWeights are the low-format weight copies a recipe
 	// caches across micro-batches (Recipe.WeightCopyBytes).
 	LowPrecisionWeights hardware.Bytes `json:"low_precision_weight_bytes"`
+	// Under LoRA and QLoRA (lora.go): the frozen base, the adapters'
+	// parameters per GPU (Weights to Moments are then the adapters'), and
+	// QLoRA's bf16 dequantized layer.
+	BaseWeights   hardware.Bytes `json:"frozen_base_weights_bytes,omitempty"`
+	AdapterParams float64        `json:"adapter_params,omitempty"`
+	Dequant       hardware.Bytes `json:"qlora_dequant_bytes,omitempty"`
+	// Host is the model states offloaded to host memory (offload.go),
+	// not part of Total.
+	Host hardware.Bytes `json:"host_bytes,omitempty"`
 
 	// InFlight micro-batches, in units of the stage's layers.
 	InFlight float64 `json:"in_flight_microbatches"`
@@ -44,7 +53,7 @@ type StageMemory struct {
 
 // ModelStates is weights, gradients and optimizer states.
 func (s StageMemory) ModelStates() hardware.Bytes {
-	return s.Weights + s.Gradients + s.MasterWeights + s.Moments
+	return s.Weights + s.Gradients + s.MasterWeights + s.Moments + s.BaseWeights + s.Dequant
 }
 
 // buffers is what the stage holds besides the model states for the whole
@@ -165,6 +174,18 @@ func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 // and ZeRO-3's gather buffers for a stage with (moe) or without MoE
 // layers.
 func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
+	if p.Task.Adapted() {
+		e.shardAdapted(p, s, moe)
+	} else {
+		e.shardFull(p, s, moe)
+	}
+	if p.Offload != NoOffload {
+		e.offloadStates(p, s)
+	}
+}
+
+// shardFull fills the states of a plan that trains every weight.
+func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
@@ -236,18 +257,27 @@ type layerActs struct {
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
 	la := layerActs{sh: newActShape(e.m, p)}
-	specs := e.specs[p.Attention]
-	la.dense = la.sh.saved(specs[0], p.Recompute)
+	la.dense = e.layerSaved(la.sh, p, p.Recompute, false)
 	if e.m.MoE != nil {
-		la.moe = la.sh.saved(specs[1], p.Recompute)
+		la.moe = e.layerSaved(la.sh, p, p.Recompute, true)
 	}
 	if p.Recompute == Full {
-		la.denseWorking = la.sh.saved(specs[0], NoRecompute)
+		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
 		if e.m.MoE != nil {
-			la.moeWorking = la.sh.saved(specs[1], NoRecompute)
+			la.moeWorking = e.layerSaved(la.sh, p, NoRecompute, true)
 		}
 	}
 	return la
+}
+
+// layerSaved is one layer's saved tensors under recompute policy r, with
+// the LoRA adapters' own when the layer keeps more than its input.
+func (e *Evaluator) layerSaved(sh actShape, p Plan, r Recompute, moe bool) float64 {
+	b := sh.saved(e.specs[p.Attention][boolIndex(moe)], r)
+	if r != Full {
+		b += sh.adapterActs(e.m, p, moe)
+	}
+	return b
 }
 
 // activations fills the stage's saved activations.
@@ -359,14 +389,8 @@ func boolIndex(b bool) int {
 
 // overheads adds the runtime lines and the total.
 func (e *Evaluator) overheads(p Plan, s *StageMemory) {
-	groups := 0
-	for _, d := range []int{p.TP, p.CP, p.DP, p.PP} {
-		if d > 1 {
-			groups++
-		}
-	}
 	s.CUDAContext = e.a.CUDAContext
-	s.NCCLBuffers = hardware.Bytes(groups) * e.a.NCCLPerGroup
+	s.NCCLBuffers, _ = e.ncclBuffers(p)
 	s.Workspace = e.a.TrainWorkspace
 	tensors := s.ModelStates() + s.buffers() + s.Activations()
 	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors

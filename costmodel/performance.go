@@ -81,6 +81,9 @@ func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 	fwd := float64(e.m.ForwardFLOPsPerToken(p.Seq))
 	model = 3 * fwd
+	if p.Task.Adapted() {
+		model = e.adaptedFLOPsPerToken(p, fwd)
+	}
 	switch p.Recompute {
 	case Full:
 		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden)

@@ -114,6 +114,9 @@ func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
 	}
 	n := (m.Layers + p.PP - 1) / p.PP
 	s := StageMemory{Layers: n, Params: float64(n) * perLayer}
+	if moe {
+		s.MoELayers = n
+	}
 	e.shardStates(p, &s, moe)
 	e.overheads(p, &s)
 	return s.Total * (1 - 1e-12)

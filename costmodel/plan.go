@@ -52,6 +52,15 @@ type Plan struct {
 	Precision   Precision `json:"precision"`
 	Optimizer   Optimizer `json:"optimizer"`
 	Schedule    Schedule  `json:"schedule"`
+	// Task is pre-training (the zero value), a full fine-tune, LoRA or
+	// QLoRA; LoRARank, LoRATargets and BaseDType describe the adapters
+	// and the frozen base (finetune.go: zero takes the defaults, r 16 on
+	// every projection). Offload keeps model states in host memory.
+	Task        Task        `json:"task,omitempty"`
+	LoRARank    int         `json:"lora_rank,omitempty"`
+	LoRATargets LoRATargets `json:"lora_targets,omitempty"`
+	BaseDType   BaseDType   `json:"base_dtype,omitempty"`
+	Offload     Offload     `json:"offload,omitempty"`
 }
 
 // GPUs is the number of GPUs the plan occupies.

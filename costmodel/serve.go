@@ -214,8 +214,9 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 		Line{Name: "CUDA context", Group: GroupOverheads, Bytes: a.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 	)
 	if groups := boolIndex(s.TP > 1) + boolIndex(s.PP > 1); groups > 0 {
-		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: hardware.Bytes(groups) * a.NCCLPerGroup,
-			Formula: fmt.Sprintf("%s x %v", hardware.Plural(groups, "communicator", "communicators"), a.NCCLPerGroup), Source: srcAssumed})
+		bytes := a.ncclComm(group{size: s.TP, local: s.TP}) + a.ncclComm(group{size: s.PP, local: 1})
+		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: bytes,
+			Formula: a.ncclFormula(bytes, groups), Source: a.ncclSource()})
 	}
 	return lines, paged
 }

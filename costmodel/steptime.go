@@ -28,7 +28,10 @@ type StepTime struct {
 	ExposedDPParams hardware.Seconds `json:"exposed_dp_params_s"`
 	// Optimizer is the memory-bound optimizer update.
 	Optimizer hardware.Seconds `json:"optimizer_s"`
-	Total     hardware.Seconds `json:"total_s"`
+	// Offload is the part of the host transfers and the CPU optimizer
+	// step of an offloaded plan not hidden behind compute (offloadtime.go).
+	Offload hardware.Seconds `json:"offload_s,omitempty"`
+	Total   hardware.Seconds `json:"total_s"`
 	// Stage is the pipeline stage the breakdown is for, MicroBatches the
 	// micro-batches it runs per step.
 	Stage        int `json:"stage"`
@@ -75,6 +78,7 @@ type stageTime struct {
 	exposed       [numCommKinds]float64 // per micro-batch
 	tail          [numCommKinds]float64 // per step, after the last micro-batch
 	optimizer     float64
+	offload       float64 // per step: exposed host transfers and CPU optimizer step
 	perMB         float64 // one micro-batch: kernels + exposed communication
 	// Exposed network bytes per micro-batch and per step, and the
 	// slowest tier with exposed traffic.
@@ -84,7 +88,7 @@ type stageTime struct {
 
 // total is the stage's time on its own: m micro-batches and the tail.
 func (st *stageTime) total(m float64) float64 {
-	t := m*st.perMB + st.optimizer
+	t := m*st.perMB + st.optimizer + st.offload
 	for _, x := range st.tail {
 		t += x
 	}
@@ -144,6 +148,9 @@ func (e *Evaluator) rates(p Plan) rates {
 	}
 	if p.Precision == FP32 {
 		r.e = 4
+	}
+	if p.Task.Adapted() {
+		r.frozen, r.loraRank, r.loraTargets, r.nf4 = true, float64(p.LoRARank), p.LoRATargets, p.BaseDType == BaseNF4
 	}
 	if a.UnfusedElementwise {
 		r.ropeX, r.gluX = eagerRoPE, eagerGLU
@@ -231,9 +238,10 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		ExposedPP: hardware.Seconds(exp[CommPP]), ExposedDPGrads: hardware.Seconds(exp[CommDPGrads]),
 		ExposedDPParams: hardware.Seconds(exp[CommDPParams]),
 		Optimizer:       hardware.Seconds(st.optimizer),
+		Offload:         hardware.Seconds(st.offload),
 		Stage:           r, MicroBatches: int(m),
 	}
-	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer
+	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload
 	rec := 0.0
 	switch in.p.Recompute {
 	case Full:
@@ -274,9 +282,13 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	e.tpComm(in, &st, set, r, float64(layers))
 	e.cpComm(in, &st, set, float64(layers))
 	e.ppComm(in, &st, set, r)
-	params := e.stageParams(p, r, layers, moe)
-	e.dpComm(in, &st, set, params, float64(layers))
-	st.optimizer = e.optimizerTime(in, params)
+	ps := e.splitParams(p, r, layers, moe)
+	e.dpComm(in, &st, set, ps, float64(layers))
+	st.optimizer = e.optimizerTime(in, ps.trained)
+	if p.Offload != NoOffload {
+		st.optimizer = 0
+		st.offload = e.offloadTime(in, &st, ps, float64(layers))
+	}
 	st.perMB = st.fwd.total() + st.bwd.total() + st.rec.total()
 	for _, x := range st.exposed {
 		st.perMB += x

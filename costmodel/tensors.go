@@ -45,6 +45,10 @@ type tensorSpec struct {
 	elem      elemKind
 	split     splitKind
 	core      bool // attention core: what selective recompute drops
+	// feeds: the matrices whose weight gradient alone needs the tensor
+	// (their input); under LoRA a tensor that feeds no adapted matrix is
+	// not saved (lorakernels.go).
+	feeds LoRATargets
 }
 
 // layerTensors lists the saved tensors of one layer of m.
@@ -52,18 +56,18 @@ func layerTensors(m *Model, attn Attention, moe bool) []tensorSpec {
 	h := float64(m.Hidden)
 	ts := []tensorSpec{
 		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
-		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit},
+		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit, feeds: TargetQ | TargetK | TargetV},
 	}
 	ts = append(ts, qkvTensors(m)...)
 	ts = append(ts, coreTensors(m, attn)...)
 	ts = append(ts, tensorSpec{name: "output projection input (attention output)", block: "attention",
-		width: float64(m.Heads * m.vHeadDim()), widthSym: "a·dv", split: tpSplit})
+		width: float64(m.Heads * m.vHeadDim()), widthSym: "a·dv", split: tpSplit, feeds: TargetO})
 	if m.Dropout {
 		ts = append(ts, tensorSpec{name: "attention dropout mask", block: "attention", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
 	}
 	ts = append(ts,
 		tensorSpec{name: "MLP norm input", block: "mlp", width: h, widthSym: "h", split: seqSplit},
-		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit})
+		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit, feeds: TargetGate | TargetUp})
 	if moe {
 		ts = append(ts, moeTensors(m)...)
 	} else {
@@ -147,12 +151,12 @@ func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
 	if m.MLP == SwiGLU {
 		return []tensorSpec{
 			{name: what + " gate and up projections output", block: "mlp", width: 2 * f, widthSym: "2" + sym, split: tpSplit},
-			{name: what + " down projection input", block: "mlp", width: f, widthSym: sym, split: tpSplit},
+			{name: what + " down projection input", block: "mlp", width: f, widthSym: sym, split: tpSplit, feeds: TargetDown},
 		}
 	}
 	return []tensorSpec{
 		{name: what + " GeLU input", block: "mlp", width: f, widthSym: sym, split: tpSplit},
-		{name: what + " GeLU output (down projection input)", block: "mlp", width: f, widthSym: sym, split: tpSplit},
+		{name: what + " GeLU output (down projection input)", block: "mlp", width: f, widthSym: sym, split: tpSplit, feeds: TargetDown},
 	}
 }
 
@@ -166,7 +170,7 @@ func moeTensors(m *Model) []tensorSpec {
 	h, k := float64(m.Hidden), float64(e.TopK)
 	ts := []tensorSpec{
 		{name: "router logits", block: "mlp", width: float64(e.Experts), widthSym: "E", elem: elemFP32, split: seqSplit},
-		{name: "expert inputs (top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: replicated},
+		{name: "expert inputs (top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: replicated, feeds: TargetGate | TargetUp},
 	}
 	ts = append(ts, mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert")...)
 	ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})

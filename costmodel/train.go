@@ -38,6 +38,8 @@ type Report struct {
 	// Levers, when the plan does not fit, are changes that shrink the
 	// peak, each with the memory it leads to.
 	Levers []Lever `json:"levers,omitempty"`
+	// Host, with offload, is the host memory of the peak stage.
+	Host *HostInventory `json:"host,omitempty"`
 	// Performance is the step time, its breakdown and the throughput;
 	// Traffic the collectives of one step on the slowest pipeline stage.
 	Performance Performance   `json:"performance"`
@@ -80,8 +82,9 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 	}
 	r.PeakStage = peak.Stage
 	r.Memory = newInventory(e.stageLines(p, peak), e.c.GPU.HBM, e.a.HBMFraction)
+	r.Host = e.hostInventory(p, peak)
 	r.Notes = e.notes(p)
-	if !r.Memory.Fits {
+	if !r.Memory.Fits || r.Host != nil && !r.Host.Fits {
 		r.Levers = e.levers(p, peak.Total)
 	}
 	var set commSet
@@ -105,6 +108,27 @@ func (e *Evaluator) StageInventory(p Plan, s int) (Inventory, error) {
 
 // stageLines itemizes one stage with formulas.
 func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
+	lines := e.stateLines(p, s)
+	if p.Offload != NoOffload {
+		lines = append(lines, offloadedGradientLine(s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
+	}
+	lines = append(lines, e.activationLines(p, s)...)
+	return append(lines, e.overheadLines(p, s)...)
+}
+
+// offloadedGradientLine replaces the gradient line when gradients stream
+// to the host: one reduce bucket stays on the GPU.
+func offloadedGradientLine(s StageMemory, grad float64) Line {
+	return Line{Name: "gradients (one reduce bucket; the rest stream to the host)", Group: GroupStates, Bytes: s.Gradients,
+		Formula: fmt.Sprintf("min(gradients per GPU, %s elements) x %s", FormatCount(offloadBucket), perParam(grad)),
+		Source:  srcZeROOffload + "; " + srcDSBucket}
+}
+
+// stateLines itemizes the model states of a stage.
+func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
+	if p.Task.Adapted() {
+		return dropOffloaded(p, e.adaptedStateLines(p, s))
+	}
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
 	n := p.ShardDegree()
 	where := fmt.Sprintf("%s params/GPU (stage %d of pp=%d, %d layers, tp=%d)", FormatCount(s.Params), s.Stage, p.PP, s.Layers, p.TP)
@@ -124,8 +148,22 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 		lines = append(lines, Line{Name: p.Precision.String() + " weight copies and scales", Group: GroupStates,
 			Bytes: s.LowPrecisionWeights, Formula: sharded(perParam(rc.WeightCopyBytes)+" x layer params/GPU", p.ZeRO, 3, n), Source: rc.Source})
 	}
-	lines = append(lines, e.activationLines(p, s)...)
-	return append(lines, e.overheadLines(p, s)...)
+	return dropOffloaded(p, lines)
+}
+
+// dropOffloaded removes the gradient line when the gradients stream to
+// the host (offloadedGradientLine stands in for it).
+func dropOffloaded(p Plan, lines []Line) []Line {
+	if p.Offload == NoOffload {
+		return lines
+	}
+	out := lines[:0]
+	for _, l := range lines {
+		if l.Name != "gradients" && l.Name != "LoRA adapters: gradients" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func weightDType(p Plan) string {
@@ -209,7 +247,7 @@ func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
 	return []Line{
 		{Name: "CUDA context", Group: GroupOverheads, Bytes: s.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "NCCL buffers", Group: GroupOverheads, Bytes: s.NCCLBuffers,
-			Formula: fmt.Sprintf("%s x %v", hardware.Plural(int(s.NCCLBuffers/max(e.a.NCCLPerGroup, 1)), "communicator", "communicators"), e.a.NCCLPerGroup), Source: srcAssumed},
+			Formula: e.a.ncclFormula(e.ncclBuffers(p)), Source: e.a.ncclSource()},
 		{Name: "cuBLAS/attention workspace", Group: GroupOverheads, Bytes: s.Workspace, Formula: "fixed per process", Source: srcAssumed},
 		{Name: "allocator fragmentation", Group: GroupOverheads, Bytes: s.Fragmentation,
 			Formula: fmt.Sprintf("%g%% of allocated tensors", 100*e.a.Fragmentation), Source: srcAssumed},
@@ -226,6 +264,7 @@ func (e *Evaluator) notes(p Plan) []string {
 	if p.Seq > e.m.MaxSeq {
 		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))
 	}
+	out = append(out, tuneNotes(p)...)
 	if p.TP > e.c.GPUsPerNode {
 		out = append(out, fmt.Sprintf("tp=%d spans more than one %d-GPU node: its all-reduces cross the network", p.TP, e.c.GPUsPerNode))
 	}

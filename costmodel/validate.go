@@ -49,6 +49,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if p.VPP > 1 && p.PP == 1 {
 		return p, fmt.Errorf("costmodel: vpp=%d needs pp > 1", p.VPP)
 	}
+	if err := p.normalizeTune(); err != nil {
+		return p, err
+	}
 	return p.balanceLayers(m.Layers)
 }
 

@@ -262,7 +262,7 @@ func (cs *countSearch) evaluate(p costmodel.Plan, dom *dominance, speed *speedBo
 	}
 	o.counts.Evaluated++
 	peak := cs.e.PeakFast(p)
-	if peak.Total > cs.budget {
+	if peak.Total > cs.budget || !cs.e.HostFits(p) {
 		dom.record(p, peak.Total, 0)
 		o.counts.reject(RejectMemory, 1)
 		m := Miss{Plan: p, GPUs: cs.gpus, PeakStage: peak.Stage, Peak: peak.Total, Over: peak.Total - cs.budget}

@@ -80,9 +80,13 @@ type Options struct {
 	// exhaustive computes the speed of every plan that fits, without the
 	// speed bound (tests compare the two).
 	exhaustive bool
+	// alternative marks the search of one fine-tuning alternative, which
+	// looks for none of its own.
+	alternative bool
 }
 
 func (o Options) withDefaults() Options {
+	o.Job = o.Job.withTuneDefaults()
 	if o.Top == 0 {
 		o.Top = 10
 	}
@@ -133,6 +137,11 @@ type Result struct {
 	Misses []Miss            `json:"misses,omitempty"`
 	Levers []costmodel.Lever `json:"levers,omitempty"`
 	Notes  []string          `json:"notes,omitempty"`
+	// FineTune, when nothing fits on the given count, are the ways to
+	// fine-tune the model there, each searched (finetune.go), and
+	// FineTuneAnswer says in one sentence which of them fit.
+	FineTune       []FineTuneAlternative `json:"fine_tune,omitempty"`
+	FineTuneAnswer string                `json:"fine_tune_answer,omitempty"`
 	// Cluster is the cluster of the answer: the count the plans rank on,
 	// or the count of the misses.
 	Cluster hardware.Cluster `json:"cluster"`
@@ -164,6 +173,9 @@ func Search(m *costmodel.Model, g hardware.GPU, gpusPerNode int, a costmodel.Ass
 		return nil, err
 	}
 	s.estimateNotes()
+	if err := s.fineTuneAlternatives(); err != nil {
+		return nil, err
+	}
 	r.Plans = named(r.Plans)
 	r.Frontier = named(r.Frontier)
 	r.Misses = namedMisses(r.Misses)
@@ -189,10 +201,14 @@ func validate(m *costmodel.Model, g hardware.GPU, perNode int, a costmodel.Assum
 	// The job alone, on one GPU, meets Normalize's range checks.
 	one := o.Job.base()
 	one.TP, one.PP, one.CP, one.DP, one.MicroBatch = 1, 1, 1, 1, 1
+	one.ZeRO = offloadZeRO(o.Job.Offload)[0]
 	if _, err := one.Normalize(m, 0); err != nil {
 		return err
 	}
 	if err := o.Space.validateSet(m, o.Job); err != nil {
+		return err
+	}
+	if err := checkOffloadZeRO(o.Space.ZeRO, o.Job.Offload); err != nil {
 		return err
 	}
 	switch {

@@ -20,6 +20,7 @@ func bruteForce(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Sp
 // candidate iterator.
 func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restrict Space, k int) ([]Ranked, int, Counts) {
 	t.Helper()
+	job = job.withTuneDefaults()
 	c, err := clusterFor(gpu(t, "h100-sxm"), gpus, 8)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func bruteForceCounts(t *testing.T, m *costmodel.Model, job Job, gpus int, restr
 	for p := range DefaultSpace(m, job, gpus, 8).Restrict(restrict).Candidates(m, job, gpus, &counts) {
 		counts.Evaluated++
 		peak := e.Peak(p)
-		if peak.Total > e.Budget() {
+		if peak.Total > e.Budget() || !e.HostFits(p) {
 			continue
 		}
 		fits = append(fits, Ranked{Plan: p, GPUs: gpus, MicroBatches: p.MicroBatches(), PeakStage: peak.Stage,
@@ -89,6 +90,10 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 		{"llama3-70b", Job{Seq: 8192, GlobalBatch: 512}, 64, Space{}},
 		{"deepseek-v3", Job{Seq: 4096, GlobalBatch: 1024}, 512, Space{MicroBatch: []int{1, 2}}},
 		{"mixtral-8x7b", Job{Seq: 4096, GlobalBatch: 256, Schedule: costmodel.GPipe}, 32, Space{}},
+		{"llama3-70b", Job{Seq: 4096, GlobalBatch: 64, Task: costmodel.QLoRA}, 8, Space{}},
+		{"llama3-70b", Job{Seq: 4096, GlobalBatch: 64, Task: costmodel.LoRA, BaseDType: costmodel.BaseFP8}, 8, Space{}},
+		{"llama3-70b", Job{Seq: 8192, GlobalBatch: 64, Task: costmodel.FullFineTune, Offload: costmodel.OffloadOptimizer}, 8, Space{}},
+		{"llama3-70b", Job{Seq: 8192, GlobalBatch: 64, Task: costmodel.FullFineTune, Offload: costmodel.OffloadParams}, 8, Space{}},
 	}
 	for _, c := range cases {
 		m := model(t, c.model)

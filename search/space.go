@@ -20,12 +20,20 @@ type Job struct {
 	Optimizer costmodel.Optimizer `json:"optimizer"`
 	Attention costmodel.Attention `json:"attention"`
 	Schedule  costmodel.Schedule  `json:"schedule"`
+	// Task and the LoRA settings (costmodel.Plan's), and what the job
+	// offloads to host memory.
+	Task        costmodel.Task        `json:"task,omitempty"`
+	LoRARank    int                   `json:"lora_rank,omitempty"`
+	LoRATargets costmodel.LoRATargets `json:"lora_targets,omitempty"`
+	BaseDType   costmodel.BaseDType   `json:"base_dtype,omitempty"`
+	Offload     costmodel.Offload     `json:"offload,omitempty"`
 }
 
 // base is a plan that carries the job settings and no layout yet.
 func (j Job) base() costmodel.Plan {
 	return costmodel.Plan{Seq: j.Seq, GlobalBatch: j.GlobalBatch, Precision: j.Precision,
-		Optimizer: j.Optimizer, Attention: j.Attention, Schedule: j.Schedule, VPP: 1}
+		Optimizer: j.Optimizer, Attention: j.Attention, Schedule: j.Schedule, VPP: 1,
+		Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload}
 }
 
 // Space is the set of plans the search enumerates, one slice per axis.
@@ -99,6 +107,7 @@ func DefaultSpace(m *costmodel.Model, job Job, gpus, gpusPerNode int) Space {
 	if job.Schedule != costmodel.OneFOneB {
 		s.VPP = []int{1} // virtual stages belong to interleaved 1F1B
 	}
+	s.ZeRO = offloadZeRO(job.Offload)
 	for t := 1; t <= gpusPerNode; t++ {
 		if m.SplitsHeads(t) {
 			s.TP = append(s.TP, t)

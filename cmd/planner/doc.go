@@ -189,13 +189,45 @@
 //	$ planner search --model llama3-405b --gpus 16384 --tp 8 --pp 16 --cp 1 --mbs 1 --overlap-p2p --hbm-fraction 0.95 --top 5
 //
 // When nothing fits, the nearest misses, by how much they are over, and
-// what would close the gap; the command exits 1:
+// what would close the gap; then, as a fine-tune, each alternative
+// searched on the same GPUs (8-bit Adam, optimizer or parameter offload
+// to the CPU, LoRA, QLoRA) with its best plan or its nearest miss, and
+// the answer they add up to; the command exits 1 (nothing fits as asked):
 //
 //	$ planner search --model llama3-70b --gpus 8 --seq 32768 --gbs 64
 //
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Fine-tuning and offload
+//
+// --task full, lora or qlora says what trains (pretrain, the default, and
+// full train every weight); --lora-rank (16), --lora-targets (q, k, v, o,
+// gate, up, down) and --base-dtype (bf16 or fp8 for lora; qlora is NF4
+// with double-quantized scales, 4.127 bits per weight) describe the
+// adapters and the frozen base. --offload optimizer (ZeRO-Offload, zero
+// 1 to 3) or params (ZeRO-Infinity, zero 3) keeps model states in host
+// memory, checked against 80% of the host DRAM per GPU of the server the
+// GPU sits in, and the step time adds what the host transfers and the
+// CPU optimizer step leave exposed.
+//
+// Can Llama 3 70B be fine-tuned on one H100 server? Not with every weight
+// and Adam on the GPUs; yes with the optimizer states offloaded (also
+// quantised), or with LoRA or QLoRA, each with its best layout:
+//
+//	$ planner search --model llama3-70b --gpus 8
+//
+// QLoRA searched directly, with a fine-tuning batch:
+//
+//	$ planner search --model llama3-70b --gpus 8 --task qlora --seq 4096 --gbs 64 --top 3
+//
+// The inventory of one QLoRA plan: the NF4 base, the adapters' states,
+// the dequantized layer; and of a full fine-tune with the optimizer
+// offloaded, with its host memory and the exposed offload time:
+//
+//	$ planner estimate --model llama3-70b --gpus 8 --zero 3 --task qlora --recompute full --seq 4096 --gbs 64
+//	$ planner estimate --model llama3-70b --gpus 8 --zero 3 --offload optimizer --recompute full --seq 8192 --gbs 64
 //
 // # Reading a plan string
 //

@@ -112,12 +112,13 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	p := r.Plan
 	header(w, "model", m.Name+": "+describeModel(m))
 	header(w, "cluster", describeCluster(r.Cluster))
-	header(w, "plan", fmt.Sprintf("%s; seq %d, gbs %d (%s per step), %s, %s, %s attention",
-		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention))
+	header(w, "plan", fmt.Sprintf("%s; seq %d, gbs %d (%s per step), %s, %s, %s attention%s",
+		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention, tuneSummary(p)))
 	header(w, "accuracy", coverageLine(r.Cluster.GPU.Name, p.Precision))
 	fmt.Fprintf(w, "\nmemory per GPU, %s (the most loaded):\n", stageOf(r.PeakStage, p.PP))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
-	if !r.Memory.Fits {
+	writeHost(w, r.Host)
+	if !r.Memory.Fits || r.Host != nil && !r.Host.Fits {
 		writeLargest(w, r.Memory)
 		writeLevers(w, r.Levers)
 	}

@@ -170,6 +170,7 @@ func (f *assumptionFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.a.Fragmentation, "fragmentation", d.Fragmentation, "allocator fragmentation, as a fraction of allocated tensors")
 	fs.Float64Var(&f.ctxGB, "cuda-context-gb", d.CUDAContext.GB(), "CUDA context per process, GB")
 	fs.Float64Var(&f.ncclMiB, "nccl-mib", float64(d.NCCLPerGroup/hardware.MiB), "NCCL buffers per communicator, MiB")
+	fs.BoolVar(&f.a.NCCLByTier, "nccl-by-tier", false, "size each NCCL communicator from NCCL's default buffers and its tier's channels (588 MiB in a node, 147 MiB across nodes) instead of --nccl-mib")
 	fs.Float64Var(&f.trainWS, "train-workspace-gb", d.TrainWorkspace.GB(), "cuBLAS/attention workspace in training, GB")
 	fs.Float64Var(&f.serveWS, "serve-workspace-gb", d.ServeWorkspace.GB(), "activation workspace in serving, GB")
 	fs.BoolVar(&f.gradFP32, "grad-fp32", false, "keep gradients in fp32 (Megatron's main_grad): 4 bytes per parameter")

@@ -113,7 +113,7 @@ func fuzzArgs(t *testing.T, line string, contents [][]byte) ([]string, bool) {
 // badQuantity matches NaN, infinities and negative quantities with a unit
 // in human output ("-3.2 GB", "-1.5 ms", "-4%"); signed changes such as
 // "+3.1%" and plan strings ("tp8-pp2") do not match.
-var badQuantity = regexp.MustCompile(`NaN|[+-]Inf|(^|[\s(=:,])-\d[\d.,]*\s?([kMGTPE]?(B|FLOP|B/s)|s|ms|µs|%)(\W|$)`)
+var badQuantity = regexp.MustCompile(`\bNaN\b|[+-]Inf\b|(^|[\s(=:,])-\d[\d.,]*\s?([kMGTPE]?(B|FLOP|B/s)|s|ms|µs|%)(\W|$)`)
 
 // checkRun runs args under the deadline and checks the outcome.
 func checkRun(t *testing.T, args []string) {

@@ -65,7 +65,11 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 			line("exposed communication: "+c.kind, c.v, "")
 		}
 	}
-	line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
+	if p.Offload != costmodel.NoOffload {
+		line("offload: host transfers, CPU optimizer", b.Offload, "not hidden: gradients out, CPU Adam, weights back (ZeRO-Offload)")
+	} else {
+		line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
+	}
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")
 	peak, _ := r.Cluster.GPU.Peak(p.Precision.PeakFormat())

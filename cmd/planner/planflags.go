@@ -19,6 +19,7 @@ type planFlags struct {
 	recompute, attn         string
 	optimizer, precision    string
 	schedule                string
+	tune                    tuneFlags
 	set                     map[string]bool
 }
 
@@ -40,6 +41,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with --vpp > 1), gpipe")
+	f.tune.register(fs)
 }
 
 // resolve builds the plan. gpus is the cluster's GPU count when the
@@ -84,7 +86,7 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 	if p.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
 		return p, badInput(err)
 	}
-	return p, nil
+	return p, f.tune.apply(&p, f.set)
 }
 
 func (f *planFlags) resolveDP(p *costmodel.Plan, gpus int) error {

@@ -51,13 +51,13 @@ func writeLevers(w io.Writer, levers []costmodel.Lever) {
 		fmt.Fprintln(w, "no single change to this plan lowers the peak; try more GPUs or a smaller model")
 		return
 	}
-	fmt.Fprintln(w, "what would shrink it (peak per GPU after the change):")
+	fmt.Fprintln(w, "what would shrink it (peak per GPU after the change; step time and tokens/s per GPU when it fits):")
 	for _, l := range levers {
-		fit := "still over"
+		fit, speed := "still over", ""
 		if l.Fits {
-			fit = "fits"
+			fit, speed = "fits", fmt.Sprintf("%v, %s", l.StepTime, hardware.Grouped(l.TokensPerSecondPerGPU))
 		}
-		fmt.Fprintf(w, "  %-28s %10v  %-10s  %s\n", l.Change, l.Peak, fit, l.Why)
+		fmt.Fprintf(w, "  %-28s %10v  %-10s  %-18s  %s\n", l.Change, l.Peak, fit, speed, l.Why)
 	}
 }
 
@@ -91,8 +91,8 @@ func plural(n int, one, many string) string {
 }
 
 func writeAssumptions(w io.Writer, a costmodel.Assumptions) {
-	s := fmt.Sprintf("assumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, serving workspace %v, fragmentation %g%%",
-		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
+	s := fmt.Sprintf("assumptions: HBM budget %g%%, CUDA context %v, %s, training workspace %v, serving workspace %v, fragmentation %g%%",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLSummary(), a.TrainWorkspace, a.ServeWorkspace, 100*a.Fragmentation)
 	if a.GradAccumFP32 {
 		s += ", fp32 gradients"
 	}

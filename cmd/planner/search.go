@@ -34,6 +34,7 @@ type searchFlags struct {
 	mbs                           intList
 	recompute                     recomputeList
 	sp                            boolList
+	tune                          tuneFlags
 	json, csv, markdown, wide     bool
 	set                           map[string]bool
 	fw                            frameworkFlag
@@ -53,6 +54,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with vpp > 1), gpipe")
+	f.tune.register(fs)
 	fs.StringVar(&f.objective, "objective", "", "throughput (on --gpus) or fewest-gpus (default: throughput when --gpus or --nodes is given)")
 	fs.StringVar(&f.granularity, "granularity", "node", "fewest-gpus steps: node (whole NVLink domains) or gpu (any count)")
 	fs.IntVar(&f.maxGPUs, "max-gpus", 0, fmt.Sprintf("fewest-gpus: search every count up to this one and print the Pareto frontier of GPUs against throughput (default: stop at the fewest, at most %d)", search.DefaultMaxGPUs))
@@ -211,6 +213,11 @@ func (f *searchFlags) job() (search.Job, error) {
 	if j.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
 		return j, badInput(err)
 	}
+	var p costmodel.Plan
+	if err := f.tune.apply(&p, f.set); err != nil {
+		return j, err
+	}
+	j.Task, j.LoRARank, j.LoRATargets, j.BaseDType, j.Offload = p.Task, p.LoRARank, p.LoRATargets, p.BaseDType, p.Offload
 	return j, nil
 }
 

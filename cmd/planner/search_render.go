@@ -44,6 +44,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 	}
 	if len(r.Plans) == 0 {
 		writeMissesText(w, r)
+		writeFineTune(w, r)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
@@ -56,8 +57,9 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 
 // describeJob is the one-line summary of the fixed job.
 func describeJob(j search.Job) string {
-	return fmt.Sprintf("seq %d, global batch %d sequences (%s tokens) per step, %s, %s, %s attention, %s schedule",
-		j.Seq, j.GlobalBatch, costmodel.FormatCount(float64(j.Seq)*float64(j.GlobalBatch)), j.Precision, j.Optimizer, j.Attention, j.Schedule)
+	return fmt.Sprintf("seq %d, global batch %d sequences (%s tokens) per step, %s, %s, %s attention, %s schedule%s",
+		j.Seq, j.GlobalBatch, costmodel.FormatCount(float64(j.Seq)*float64(j.GlobalBatch)), j.Precision, j.Optimizer, j.Attention, j.Schedule,
+		jobTune(j))
 }
 
 // headline says what the search answered.
@@ -199,13 +201,14 @@ func writeSearchMarkdown(w io.Writer, m *costmodel.Model, r *search.Result) {
 		}
 	}
 	writeMissesMarkdown(w, r)
+	writeFineTuneMarkdown(w, r)
 	fmt.Fprintf(w, "\n## Candidates\n\n%s.\n\n| rejected | reason |\n|---:|---|\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
 		fmt.Fprintf(w, "| %s | %s |\n", hardware.Thousands(r.Counts.Rejected[rs]), rs)
 	}
 	a := r.Assumptions
-	fmt.Fprintf(w, "\nAssumptions: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, training workspace %v, fragmentation %g%%.\n",
-		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.TrainWorkspace, 100*a.Fragmentation)
+	fmt.Fprintf(w, "\nAssumptions: HBM budget %g%%, CUDA context %v, %s, training workspace %v, fragmentation %g%%.\n",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLSummary(), a.TrainWorkspace, 100*a.Fragmentation)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}

@@ -49,6 +49,14 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"--gpus", "128", "--json", "--csv"}, "alternatives; give one"},
 		{[]string{"--gpus", "8", "--gpu", "a100", "--precision", "fp8"}, "a100-80gb has no FP8"},
 		{[]string{"--gpus", "8", "--hbm-fraction", "0"}, "HBM fraction 0"},
+		{[]string{"--gpus", "8", "--task", "sft"}, `unknown task "sft" (valid: pretrain, full, lora, qlora)`},
+		{[]string{"--gpus", "8", "--lora-rank", "8"}, "--lora-rank needs --task lora or qlora, not pretrain"},
+		{[]string{"--gpus", "8", "--task", "lora", "--lora-rank", "0"}, "--lora-rank 0 must be at least 1"},
+		{[]string{"--gpus", "8", "--task", "lora", "--lora-targets", "q,w"}, `unknown LoRA target "w"`},
+		{[]string{"--gpus", "8", "--task", "qlora", "--base-dtype", "bf16"}, "qlora's base is nf4"},
+		{[]string{"--gpus", "8", "--task", "lora", "--base-dtype", "int4"}, `unknown base dtype "int4" (valid: bf16, fp8, nf4)`},
+		{[]string{"--gpus", "8", "--offload", "disk"}, `unknown offload "disk" (valid: none, optimizer, params)`},
+		{[]string{"--gpus", "8", "--offload", "params", "--zero", "2"}, "zero 2 cannot run offload params (valid: 3)"},
 	}
 	for _, tt := range tests {
 		args := append(append([]string{}, base...), tt.args...)

@@ -91,8 +91,8 @@ func alternativesTable(alts []search.Alternative) table {
 // writeServeAssumptions prints the memory and speed assumptions of a
 // serving answer.
 func writeServeAssumptions(w io.Writer, a costmodel.Assumptions, s tableStyle) {
-	line(w, s, "memory: HBM budget %g%%, CUDA context %v, NCCL %v per communicator, serving workspace %v",
-		100*a.HBMFraction, a.CUDAContext, a.NCCLPerGroup, a.ServeWorkspace)
+	line(w, s, "memory: HBM budget %g%%, CUDA context %v, %s, serving workspace %v",
+		100*a.HBMFraction, a.CUDAContext, a.NCCLSummary(), a.ServeWorkspace)
 	line(w, s, "speed: %.0f%% of HBM bandwidth in decode, %.0f%% of the tensor-core peak in prefill, %.0f%% of link bandwidth; all-reduce latency %v, network latency %v",
 		100*a.ServeHBMEfficiency, 100*a.ServeFLOPEfficiency, 100*a.ServeLinkEfficiency, a.ServeAllReduceLatency, a.ServeNetworkLatency)
 }
