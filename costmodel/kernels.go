@@ -56,6 +56,28 @@ func (r rates) matmul(k *kernelCost, m, kk, n float64) {
 	k.flops += flops
 }
 
+// groupedMatmul is groups independent m x kk by kk x n products in one
+// kernel, as the experts' grouped GEMM (Megatron-Core's GroupedMLP,
+// Transformer Engine's GroupedLinear): 2 x groups x m x kk x n FLOPs,
+// reading every group's inputs and weights and writing its output, with
+// the same roofline as matmul and one kernel's overhead. Every expert
+// GEMM goes through here with its real shape, so a shape-aware
+// efficiency model can price the groups.
+func (r rates) groupedMatmul(k *kernelCost, groups, m, kk, n float64) {
+	if groups <= 0 || m <= 0 {
+		return
+	}
+	flops := 2 * groups * m * kk * n
+	in := r.e
+	if r.fp8 {
+		in = 1
+		k.mem += groups*m*kk*(r.e+1)/r.mem + r.k0
+	}
+	bytes := groups * (in*(m*kk+kk*n) + r.e*m*n)
+	k.gemm += max(flops/r.gemm, bytes/r.mem) + r.k0
+	k.flops += flops
+}
+
 // bmm is a batched attention matmul (scores or weighted values) of the
 // given FLOPs and bytes, in 16 bits.
 func (r rates) bmm(k *kernelCost, flops, bytes float64) {
@@ -80,6 +102,10 @@ type layerShape struct {
 	keys   float64 // keys each query is multiplied with
 	tp     float64
 	eager  bool
+	// The routed experts on this GPU (setExperts): groups local experts
+	// of rows tokens each (the busiest expert's), inner width ffn per
+	// rank, and the tokens this GPU routes.
+	expGroups, expRows, expFFN, expTokens float64
 }
 
 // newLayerShape computes the shape. FlashAttention skips the blocks above
@@ -120,6 +146,15 @@ type pass struct {
 }
 
 func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
+
+// groupedLinear is groups linear layers of m rows each (the local
+// experts): forward, and in backward the data and weight gradients, each
+// a grouped GEMM.
+func (q pass) groupedLinear(groups, m, kk, n float64) {
+	q.r.groupedMatmul(&q.c.fwd, groups, m, kk, n)
+	q.r.groupedMatmul(&q.c.bwd, groups, m, n, kk)
+	q.r.groupedMatmul(&q.c.bwd, groups, kk, m, n)
+}
 
 // linearM is a linear layer on m rows: the forward product, and in
 // backward the data gradient (m x n by n x kk) and the weight gradient
@@ -200,23 +235,6 @@ func mlpKernels(q pass, m *Model, f, h float64) {
 		q.elementwise(2*f, 3*f)
 	}
 	q.linear(f, h)
-}
-
-// moeKernels is a mixture-of-experts MLP with every expert on every rank
-// (no expert parallelism): the router, the permutation of each token's
-// top-k copies to their experts and back, the experts' MLPs over
-// tokens x top-k rows, and the shared experts.
-func (e *Evaluator) moeKernels(q pass, sh layerShape) {
-	x, h := e.m.MoE, float64(e.m.Hidden)
-	k := float64(x.TopK)
-	q.linear(h, float64(x.Experts))
-	q.elementwise(2*h*(1+k), 2*h*(1+k))
-	experts := q
-	experts.t = q.t * k
-	mlpKernels(experts, e.m, float64(x.ExpertFFN)/sh.tp, h)
-	if x.Shared > 0 {
-		mlpKernels(q, e.m, float64(x.Shared*x.SharedFFN)/sh.tp, h)
-	}
 }
 
 // attentionKernels is the attention block between the norm and the

@@ -12,13 +12,21 @@ type StageMemory struct {
 	Layers    int `json:"layers"`
 	MoELayers int `json:"moe_layers"`
 	// Params held per GPU after tensor and pipeline parallelism, before
-	// ZeRO sharding.
-	Params float64 `json:"params"`
+	// ZeRO sharding, outside the routed experts; ExpertParams the routed
+	// experts' after expert (and expert tensor) parallelism.
+	Params       float64 `json:"params"`
+	ExpertParams float64 `json:"expert_params,omitempty"`
 
 	Weights       hardware.Bytes `json:"weights_bytes"`
 	Gradients     hardware.Bytes `json:"gradients_bytes"`
 	MasterWeights hardware.Bytes `json:"master_weights_bytes"`
 	Moments       hardware.Bytes `json:"optimizer_moments_bytes"`
+	// The routed experts' states, sharded by ZeRO over the expert data
+	// parallel group (Plan.ExpertDP) instead of dp x cp.
+	ExpertWeights   hardware.Bytes `json:"expert_weights_bytes,omitempty"`
+	ExpertGradients hardware.Bytes `json:"expert_gradients_bytes,omitempty"`
+	ExpertMaster    hardware.Bytes `json:"expert_master_weights_bytes,omitempty"`
+	ExpertMoments   hardware.Bytes `json:"expert_optimizer_moments_bytes,omitempty"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
 
@@ -41,7 +49,8 @@ type StageMemory struct {
 
 // ModelStates is weights, gradients and optimizer states.
 func (s StageMemory) ModelStates() hardware.Bytes {
-	return s.Weights + s.Gradients + s.MasterWeights + s.Moments
+	return s.Weights + s.Gradients + s.MasterWeights + s.Moments +
+		s.ExpertWeights + s.ExpertGradients + s.ExpertMaster + s.ExpertMoments
 }
 
 // Activations is every saved activation of the stage.
@@ -136,17 +145,26 @@ func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	s := StageMemory{Stage: r}
 	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
 	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
+	s.ExpertParams = e.expertStageParams(p, s.MoELayers)
 	e.shardStates(p, &s, s.MoELayers > 0)
 	return s
 }
 
-// shardStates fills the model states of s.Params parameters after ZeRO,
-// and ZeRO-3's gather buffers for a stage with (moe) or without MoE
-// layers.
+// shardStates fills the model states of s.Params parameters after ZeRO
+// over dp x cp and of s.ExpertParams over the expert data parallel group
+// (Megatron-Core's distributed optimizer shards each over its own data
+// parallel group), and ZeRO-3's gather buffers for a stage with (moe) or
+// without MoE layers.
 func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
-	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
+	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	st := sb.Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
+	if s.ExpertParams > 0 {
+		x := sb.Shard(s.ExpertParams, p.ZeRO, p.ExpertDP())
+		s.ExpertWeights, s.ExpertGradients = hardware.Bytes(x.Weights), hardware.Bytes(x.Gradients)
+		s.ExpertMaster, s.ExpertMoments = hardware.Bytes(x.Master), hardware.Bytes(x.Moments)
+	}
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
@@ -164,13 +182,17 @@ func (e *Evaluator) Peak(p Plan) StageMemory {
 	return best
 }
 
-// stageParams is the parameters one GPU of stage r holds: its layers,
+// stageParams is the parameters one GPU of stage r holds outside the
+// routed experts (expertStageParams): its layers,
 // plus the embedding on the first stage and the final norm and output
 // layer on the last (a tied output layer is a second copy there when the
 // last stage is not the first).
 func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
 	m := e.m
-	params := m.layersParams(p.TP, layers-moe, moe)
+	params := float64(layers-moe) * m.layerParams(p.TP, false)
+	if moe > 0 {
+		params += float64(moe) * m.nonExpertLayerParams(p.TP, true)
+	}
 	if r == 0 {
 		params += m.embeddingParams(p.TP)
 	}
@@ -186,7 +208,10 @@ func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
 // al. 2023, "PyTorch FSDP", section 3.3: forward and backward prefetch).
 func (e *Evaluator) gatherBuffers(p Plan, moe bool) hardware.Bytes {
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
-	layer := e.m.layerParams(p.TP, moe)
+	layer := e.m.layerParams(p.TP, false)
+	if moe {
+		layer = e.m.nonExpertLayerParams(p.TP, true) + e.expertStageParams(p, 1)
+	}
 	return hardware.Bytes(layer * (2*sb.Weight + sb.Grad))
 }
 
@@ -201,6 +226,7 @@ type layerActs struct {
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
 	la := layerActs{sh: newActShape(e.m, p)}
+	la.sh.setExperts(p, e.a.expertRowFactor())
 	specs := e.specs[p.Attention]
 	la.dense = la.sh.saved(specs[0], p.Recompute)
 	if e.m.MoE != nil {
@@ -329,6 +355,9 @@ func (e *Evaluator) overheads(p Plan, s *StageMemory) {
 		if d > 1 {
 			groups++
 		}
+	}
+	if e.m.MoE != nil {
+		groups += expertCommunicators(p)
 	}
 	s.CUDAContext = e.a.CUDAContext
 	s.NCCLBuffers = hardware.Bytes(groups) * e.a.NCCLPerGroup

@@ -108,15 +108,29 @@ func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
 // sums it stands for cannot put it above them.
 func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
 	m := e.m
-	perLayer, moe := m.layerParams(p.TP, false), false
-	if k := m.MoELayers(); k == m.Layers || k > 0 && m.layerParams(p.TP, true) < perLayer {
-		perLayer, moe = m.layerParams(p.TP, true), true
-	}
 	n := (m.Layers + p.PP - 1) / p.PP
-	s := StageMemory{Layers: n, Params: float64(n) * perLayer}
+	bound := e.layersStates(p, n, false)
+	if k := m.MoELayers(); k == m.Layers {
+		bound = e.layersStates(p, n, true)
+	} else if k > 0 {
+		bound = min(bound, e.layersStates(p, n, true))
+	}
+	return bound * (1 - 1e-12)
+}
+
+// layersStates is the states and overheads of a stage of n layers, all
+// MoE (moe) or all dense, without embedding or output layer. States are
+// linear in the layers, so a stage of n layers of both kinds holds at
+// least the smaller of the two.
+func (e *Evaluator) layersStates(p Plan, n int, moe bool) hardware.Bytes {
+	s := StageMemory{Layers: n, Params: float64(n) * e.m.nonExpertLayerParams(p.TP, moe)}
+	if moe {
+		s.MoELayers = n
+		s.ExpertParams = e.expertStageParams(p, n)
+	}
 	e.shardStates(p, &s, moe)
 	e.overheads(p, &s)
-	return s.Total * (1 - 1e-12)
+	return s.Total
 }
 
 // peakCandidates calls f, in increasing order, for stage 0, the first

@@ -117,9 +117,12 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 			Formula: sharded(perParam(sb.Master)+" x P_gpu", p.ZeRO, 1, n), Source: srcMixed},
 		{Name: "optimizer: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.Moments,
 			Formula: sharded(perParam(sb.Moments)+" x P_gpu", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
+	}
+	lines = append(lines, e.expertStateLines(p, s, sb)...)
+	lines = append(lines, []Line{
 		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
 			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
-	}
+	}...)
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)
 }
@@ -216,8 +219,7 @@ func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
 func (e *Evaluator) notes(p Plan) []string {
 	var out []string
 	if e.m.MoE != nil {
-		out = append(out, fmt.Sprintf("%d experts per MoE layer are counted as replicated on every data-parallel rank (no expert parallelism); total %s params, %s active per token",
-			e.m.MoE.Experts, FormatCount(e.m.Params().Total), FormatCount(e.m.Params().Active)))
+		out = append(out, e.moeNote(p))
 	}
 	if p.Seq > e.m.MaxSeq {
 		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))

@@ -57,6 +57,7 @@ var stepParts = []struct {
 	{"exposed pp communication", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedPP }},
 	{"exposed dp gradient reduction", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPGrads }},
 	{"exposed dp weight gathers", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPParams }},
+	{"exposed ep all-to-all", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedEP }},
 	{"optimizer step", func(s *costmodel.StepTime) hardware.Seconds { return s.Optimizer }},
 }
 
