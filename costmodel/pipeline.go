@@ -101,34 +101,40 @@ func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
 // SplitLowerBound is a lower bound on PeakLowerBound(q) for every plan q
 // that differs from p only in its layer split (FirstStageLayers,
 // LastStageLayers, VPP): whatever the split, some stage holds at least
-// ceil(layers/pp) layers, each with at least the parameters of the
-// lighter kind of layer the model has (dense or MoE), before any
-// embedding or output layer. One bound thus settles every split of a
+// n = ceil(layers/pp) layers, before any embedding or output layer, and
+// of them at most all the model's layers of the lighter kind (dense or
+// MoE) can be of that kind. One bound thus settles every split of a
 // layout. It is scaled down by a relative 1e-12 so that rounding in the
 // sums it stands for cannot put it above them.
 func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
 	m := e.m
 	n := (m.Layers + p.PP - 1) / p.PP
-	bound := e.layersStates(p, n, false)
-	if k := m.MoELayers(); k == m.Layers {
-		bound = e.layersStates(p, n, true)
-	} else if k > 0 {
-		bound = min(bound, e.layersStates(p, n, true))
+	moe := m.MoELayers()
+	if moe == 0 {
+		return e.layersStates(p, n, 0) * (1 - 1e-12)
 	}
-	return bound * (1 - 1e-12)
+	dense := m.Layers - moe
+	// The lighter kind fills the stage first.
+	lightDense := e.layersStates(p, 1, 0) <= e.layersStates(p, 1, 1)
+	k := n - min(n, dense) // MoE layers when dense layers are lighter
+	if !lightDense {
+		k = min(n, moe)
+	}
+	return e.layersStates(p, n, k) * (1 - 1e-12)
 }
 
-// layersStates is the states and overheads of a stage of n layers, all
-// MoE (moe) or all dense, without embedding or output layer. States are
-// linear in the layers, so a stage of n layers of both kinds holds at
-// least the smaller of the two.
-func (e *Evaluator) layersStates(p Plan, n int, moe bool) hardware.Bytes {
-	s := StageMemory{Layers: n, Params: float64(n) * e.m.nonExpertLayerParams(p.TP, moe)}
-	if moe {
-		s.MoELayers = n
-		s.ExpertParams = e.expertStageParams(p, n)
+// layersStates is the states and overheads of a stage of n layers, moe
+// of them MoE layers, without embedding or output layer. States grow
+// with each layer, so a stage of n layers holds at least a stage of n
+// layers of the lightest composition the model allows.
+func (e *Evaluator) layersStates(p Plan, n, moe int) hardware.Bytes {
+	m := e.m
+	s := StageMemory{Layers: n, MoELayers: moe, Params: float64(n-moe) * m.layerParams(p.TP, false)}
+	if moe > 0 {
+		s.Params += float64(moe) * m.nonExpertLayerParams(p.TP, true)
+		s.ExpertParams = e.expertStageParams(p, moe)
 	}
-	e.shardStates(p, &s, moe)
+	e.shardStates(p, &s, moe > 0)
 	e.overheads(p, &s)
 	return s.Total
 }

@@ -68,7 +68,7 @@ func (cs *countSearch) run(workers, k, misses int) outcome {
 }
 
 // work evaluates the layouts (tp, cp, pp) w, w+n, w+2n, ..., each with
-// all its splits and ZeRO stages, into o. Every worker walks all splits
+// all its expert layouts, splits and ZeRO stages, into o. Every worker walks all splits
 // (enumerating them is cheap); worker 0 counts the grid points the layout
 // axes reject. It allocates nothing per plan.
 func (cs *countSearch) work(w, n int, o *outcome) {
@@ -82,11 +82,17 @@ func (cs *countSearch) work(w, n int, o *outcome) {
 	dom := newDominance(cs.m.Layers)
 	speed := newSpeedBound(cs, !cs.exhaustive, n == 1 && cs.whole, o.top.k)
 	var rejected variantCounts
+	var outer [3]int // tp, cp, pp: one worker searches every ep and etp of it
 	for g := range cs.space.splits(cs.m, cs.job, cs.gpus, layoutCounts) {
 		if group.reset(cs, g) {
-			i++
-			dom.reset(g)
-			speed.reset()
+			if o := [3]int{g.TP, g.CP, g.PP}; i < 0 || o != outer {
+				outer = o
+				i++
+				dom.reset(g)
+				speed.reset()
+			} else {
+				speed.resetWork()
+			}
 		}
 		if i%n != w {
 			continue

@@ -170,6 +170,9 @@ func Search(m *costmodel.Model, g hardware.GPU, gpusPerNode int, a costmodel.Ass
 	if len(r.Plans) > 1 {
 		r.Why = Why(r.Plans[0], r.Plans[1])
 	}
+	if len(r.Plans) > 0 && m.MoE != nil {
+		r.Why = append(r.Why, ExpertLayout(r.Plans[0], m, gpusPerNode))
+	}
 	return r, nil
 }
 
