@@ -143,7 +143,7 @@ func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
 func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	m := e.m
 	s := StageMemory{Stage: r}
-	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
+	s.Layers, s.MoELayers = p.stageLayers(m.kinds(), r)
 	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
 	s.ExpertParams = e.expertStageParams(p, s.MoELayers)
 	e.shardStates(p, &s, s.MoELayers > 0)
@@ -285,11 +285,12 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 // rank's average. InFlight is the micro-batches held, in units of the
 // rank's layers.
 func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out float64, s *StageMemory) {
-	layers, dense := e.m.Layers, e.m.Layers-e.m.MoELayers()
+	kinds := e.m.kinds()
+	layers := kinds.layers
 	c := p.middleChunk(layers)
 	chunk := func(j int) (bytes float64, n int) {
 		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
-		moe := hi - max(lo, min(hi, dense))
+		moe := kinds.moe(lo, hi)
 		bytes = float64(hi-lo-moe) * la.dense
 		if moe > 0 {
 			bytes += float64(moe) * la.moe

@@ -155,6 +155,9 @@ func (m *Model) moeSharedParams(t int) float64 {
 	if e.Shared > 0 {
 		router += float64(e.Shared) * m.mlpParams(e.SharedFFN, t, false)
 	}
+	if e.SharedGate {
+		router += float64(m.Hidden)
+	}
 	return router
 }
 

@@ -158,7 +158,7 @@ func (e *Evaluator) peakCandidates(p Plan, f func(r int)) {
 		return
 	}
 	for r := 1; r < p.PP-1; r++ {
-		if r == 1 || !p.sameChunks(e.m.Layers, e.m.Layers-moe, r-1, r) {
+		if r == 1 || !p.sameChunks(e.m.kinds(), r-1, r) {
 			f(r)
 		}
 	}

@@ -193,7 +193,7 @@ func (e *Evaluator) stepTime(p Plan, set *commSet) stepResult {
 	prevLayers, prevMoE := -1, -1
 	for r := range p.PP {
 		// Middle stages with the same layers cost the same: reuse.
-		layers, moe := p.stageLayers(e.m.Layers, e.m.Layers-e.m.MoELayers(), r)
+		layers, moe := p.stageLayers(e.m.kinds(), r)
 		st := prev
 		if r <= 1 || r == p.PP-1 || layers != prevLayers || moe != prevMoE {
 			st = e.stage(&in, r, nil)
@@ -259,7 +259,7 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 // stage costs pipeline stage r and records its collectives into set.
 func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	p, m := in.p, e.m
-	layers, moe := p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
+	layers, moe := p.stageLayers(m.kinds(), r)
 	dense := float64(layers - moe)
 	var st stageTime
 	st.fwd.add(in.dense.fwd, dense)
