@@ -34,7 +34,11 @@ type StageMemory struct {
 	InFlight float64 `json:"in_flight_microbatches"`
 	// LayerActivations is what the stage's transformer layers save for
 	// InFlight micro-batches.
-	LayerActivations    hardware.Bytes `json:"layer_activations_bytes"`
+	LayerActivations hardware.Bytes `json:"layer_activations_bytes"`
+	// MoEActivations is the part of LayerActivations that the MoE MLPs
+	// save: router logits, permutation map, dispatched tokens, expert
+	// intermediates and outputs, shared experts (moeActivations).
+	MoEActivations      hardware.Bytes `json:"moe_mlp_activations_bytes,omitempty"`
 	EmbeddingActs       hardware.Bytes `json:"embedding_activations_bytes"`
 	OutputActs          hardware.Bytes `json:"output_activations_bytes"`
 	RecomputeWorkingSet hardware.Bytes `json:"recompute_working_set_bytes"`
@@ -73,6 +77,7 @@ type Evaluator struct {
 	a     Assumptions
 	order [numDims]parDim    // a.RankOrder, parsed
 	specs [2][2][]tensorSpec // [attention][moe]
+	moe   []tensorSpec       // the MoE MLP's own tensors (moeTensors)
 }
 
 // NewEvaluator validates its inputs and prepares the evaluation.
@@ -96,6 +101,9 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 		if m.MoE != nil {
 			e.specs[attn][1] = layerTensors(e.m, attn, true)
 		}
+	}
+	if m.MoE != nil {
+		e.moe = moeTensors(e.m)
 	}
 	return e, nil
 }
@@ -222,6 +230,7 @@ type layerActs struct {
 	sh                       actShape
 	dense, moe               float64
 	denseWorking, moeWorking float64
+	moeMLP                   float64 // of moe: the MoE MLP's own tensors
 }
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
@@ -231,6 +240,9 @@ func (e *Evaluator) layerActs(p Plan) layerActs {
 	la.dense = la.sh.saved(specs[0], p.Recompute)
 	if e.m.MoE != nil {
 		la.moe = la.sh.saved(specs[1], p.Recompute)
+		if p.Recompute != Full {
+			la.moeMLP = la.sh.saved(e.moe, p.Recompute)
+		}
 	}
 	if p.Recompute == Full {
 		la.denseWorking = la.sh.saved(specs[0], NoRecompute)
@@ -272,6 +284,7 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	}
 	s.InFlight = p.inFlight(r, mb)
 	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
+	s.MoEActivations = hardware.Bytes(s.InFlight * float64(s.MoELayers) * la.moeMLP)
 	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
 	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
 }
@@ -288,17 +301,17 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	kinds := e.m.kinds()
 	layers := kinds.layers
 	c := p.middleChunk(layers)
-	chunk := func(j int) (bytes float64, n int) {
+	chunk := func(j int) (bytes float64, n, moe int) {
 		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
-		moe := kinds.moe(lo, hi)
+		moe = kinds.moe(lo, hi)
 		bytes = float64(hi-lo-moe) * la.dense
 		if moe > 0 {
 			bytes += float64(moe) * la.moe
 		}
-		return bytes, hi - lo
+		return bytes, hi - lo, moe
 	}
 	weight := func(j int) float64 {
-		b, _ := chunk(j)
+		b, _, _ := chunk(j)
 		if j == 0 {
 			b += emb
 		}
@@ -318,14 +331,16 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	}
 	sch := p.interleavedSchedule(r, mb)
 	i := sch.peak(&w, uniform)
-	var acts, held float64
+	var acts, held, moeActs float64
 	for j := range p.VPP {
-		b, n := chunk(j)
+		b, n, moe := chunk(j)
 		k := float64(sch.held(i, j))
 		acts += k * b
 		held += k * float64(n)
+		moeActs += k * float64(moe) * la.moeMLP
 	}
 	s.LayerActivations = hardware.Bytes(acts)
+	s.MoEActivations = hardware.Bytes(moeActs)
 	if s.Layers > 0 {
 		s.InFlight = held / float64(s.Layers)
 	}

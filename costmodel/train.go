@@ -157,9 +157,9 @@ func optimizerSource(o Optimizer) string {
 }
 
 func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
-	perLayer := 0.0
+	perLayer, layerActs := 0.0, s.LayerActivations-s.MoEActivations
 	if s.Layers > 0 && s.InFlight > 0 {
-		perLayer = float64(s.LayerActivations) / s.InFlight / float64(s.Layers)
+		perLayer = float64(layerActs) / s.InFlight / float64(s.Layers)
 	}
 	mbs := p.MicroBatches()
 	emb, out := p.embeddingInFlight(mbs), p.outputInFlight(mbs)
@@ -171,10 +171,11 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 	}
 	return []Line{
 		{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
-			Group: GroupActivations, Bytes: s.LayerActivations,
+			Group: GroupActivations, Bytes: layerActs,
 			Formula: fmt.Sprintf("%d layers x %.3g micro-batches in flight (%s) x %v per layer (s=%d/cp, b=%d)",
 				s.Layers, s.InFlight, scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
 			Source: srcActs + "; " + srcPipe},
+		e.moeActivationLine(p, s),
 		{Name: "activations: embedding dropout mask", Group: GroupActivations, Bytes: s.EmbeddingActs,
 			Formula: fmt.Sprintf("1 B x s x b x h%s x %.3g micro-batches", spDiv(p), emb), Source: srcActs},
 		{Name: "activations: output layer and fp32 logits", Group: GroupActivations, Bytes: s.OutputActs,
