@@ -94,3 +94,35 @@ func TestEPTrafficLines(t *testing.T) {
 		}
 	}
 }
+
+// TestExpertTensorParallel: etp 2 halves each expert on a GPU, shards
+// the expert states over tp*cp*dp/(ep*etp), and adds the etp gathers of
+// the dispatched tokens to the traffic.
+func TestExpertTensorParallel(t *testing.T) {
+	m, _ := LookupModel("qwen3-235b-a22b")
+	base := Plan{TP: 2, PP: 8, CP: 1, DP: 16, EP: 8, ETP: 1, ZeRO: 1, SP: true, Recompute: Full, MicroBatch: 1, GlobalBatch: 512, Seq: 4096}
+	two := base
+	two.ETP = 2
+	c := cluster(t, "h100-sxm", 256)
+	r1, err1 := Estimate(m, c, base, DefaultAssumptions())
+	r2, err2 := Estimate(m, c, two, DefaultAssumptions())
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	s1, s2 := r1.Stages[1], r2.Stages[1]
+	if !within(s2.ExpertParams, s1.ExpertParams/2, 1e-12) {
+		t.Errorf("etp 2 holds %.4g expert params, etp 1 %.4g: want half", s2.ExpertParams, s1.ExpertParams)
+	}
+	if two.ExpertDP() != 2 || base.ExpertDP() != 4 {
+		t.Errorf("expert dp %d and %d, want 32/16 = 2 and 32/8 = 4", two.ExpertDP(), base.ExpertDP())
+	}
+	var gathers int
+	for _, l := range r2.Traffic {
+		if strings.HasPrefix(l.Name, "etp: ") {
+			gathers++
+		}
+	}
+	if gathers != 2 {
+		t.Errorf("%d etp lines, want the all-gather and the reduce-scatter", gathers)
+	}
+}

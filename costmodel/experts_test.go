@@ -98,3 +98,21 @@ func TestExpertLayoutErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMoEFLOPsCountActiveExperts: MFU's model FLOPs pass through the
+// top-k routed experts only. DeepSeek-V3's forward at s = 4,096 is
+// 2 x (37.55B active - 2 x 0.93B embedding and output) + 2 x h x V +
+// the attention, about 2 x 37B, far from 2 x its 671B.
+func TestMoEFLOPsCountActiveExperts(t *testing.T) {
+	m, _ := LookupModel("deepseek-v3")
+	p := m.Params()
+	f := float64(m.ForwardFLOPsPerToken(4096))
+	weights := p.Active - p.Embedding - p.OutputLayer - m.finalNormParams()
+	attn := float64(m.Layers) * m.attentionFLOPsPerKey() * (4096 + 1) / 2
+	if want := 2*weights + 2*float64(m.Vocab)*float64(m.Hidden) + attn; !within(f, want, 1e-12) {
+		t.Errorf("forward FLOPs/token %.4g, want %.4g", f, want)
+	}
+	if f > 0.1*2*p.Total {
+		t.Errorf("forward FLOPs/token %.4g count inactive experts (2 x total = %.4g)", f, 2*p.Total)
+	}
+}
