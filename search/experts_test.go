@@ -41,3 +41,20 @@ func TestEPNodes(t *testing.T) {
 		}
 	}
 }
+
+func TestExpertAxisErrors(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		s     Space
+		want  string
+	}{
+		{"deepseek-v3", Space{EP: []int{3}}, "ep=3 does not divide the 256 routed experts of deepseek-v3 (valid ep: [1 2 4 8"},
+		{"llama3-8b", Space{EP: []int{2}}, "ep=2: model llama3.1-8b has no experts (valid ep: 1)"},
+		{"llama3-8b", Space{ETP: []int{2}}, "etp=2 is not valid for llama3.1-8b"},
+	} {
+		err := c.s.validateSet(model(t, c.model), pretraining)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %+v: %v, want %q", c.model, c.s, err, c.want)
+		}
+	}
+}

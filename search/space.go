@@ -345,6 +345,9 @@ func (s Space) validateExperts(m *costmodel.Model) error {
 		experts = m.MoE.Experts
 	}
 	for _, ep := range s.EP {
+		if m.MoE == nil && ep != 1 {
+			return fmt.Errorf("search: ep=%d: model %s has no experts (valid ep: 1)", ep, m.Name)
+		}
 		if ep < 1 || experts%ep != 0 {
 			return fmt.Errorf("search: ep=%d does not divide the %d routed experts of %s (valid ep: %v)", ep, experts, m.Name, divisorsOf(experts))
 		}
