@@ -52,8 +52,20 @@ func (s Space) splits(m *costmodel.Model, job Job, gpus int, c *Counts) iter.Seq
 								continue
 							}
 							p.EP, p.ETP = ep, etp
-							if !s.layerSplits(m, p, n, c, yield) {
-								return
+							for _, vpp := range s.VPP {
+								for _, extra := range s.MidExtra {
+									for _, shift := range s.EndShift {
+										first, last, r := layerSplit(m.Layers, pp, vpp, extra, shift)
+										if r != noReason {
+											c.reject(r, n.split)
+											continue
+										}
+										p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
+										if !yield(p) {
+											return
+										}
+									}
+								}
 							}
 						}
 					}
@@ -61,27 +73,6 @@ func (s Space) splits(m *costmodel.Model, job Job, gpus int, c *Counts) iter.Seq
 			}
 		}
 	}
-}
-
-// layerSplits yields the vpp x mid-extra x end-shift splits of layout
-// p, counting those that do not split; false when yield stopped.
-func (s Space) layerSplits(m *costmodel.Model, p costmodel.Plan, n below, c *Counts, yield func(costmodel.Plan) bool) bool {
-	for _, vpp := range s.VPP {
-		for _, extra := range s.MidExtra {
-			for _, shift := range s.EndShift {
-				first, last, r := layerSplit(m.Layers, p.PP, vpp, extra, shift)
-				if r != noReason {
-					c.reject(r, n.split)
-					continue
-				}
-				p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
-				if !yield(p) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 // zeros yields the ZeRO stages of a split. With nothing to shard over
