@@ -20,6 +20,19 @@ type actShape struct {
 	// adapted matrices (targets) are saved for weight gradients.
 	frozen  bool
 	targets LoRATargets
+	// expRows and expCols divide the expert tensors (setExperts).
+	expRows, expCols float64
+}
+
+// setExperts sets the divisors of the expert tensors for plan p with the
+// busiest expert at f times the balanced load: the etp x ep x edp
+// regrouping of the tp x cp x dp GPUs (Megatron-Core's MoE parallel
+// folding) leaves each GPU tokens x top-k x etp/tp x f rows of width
+// fe/etp, so the rows divide by tp/(etp f) and the intermediates by
+// tp/f.
+func (s *actShape) setExperts(p Plan, f float64) {
+	etp := float64(max(p.ETP, 1))
+	s.expRows, s.expCols = s.tp/(etp*f), s.tp/f
 }
 
 func newActShape(m *Model, p Plan) actShape {
@@ -35,6 +48,7 @@ func newActShape(m *Model, p Plan) actShape {
 		s.actBytes = 4
 	}
 	s.frozen, s.targets = p.Task.Adapted(), p.LoRATargets
+	s.setExperts(p, 1)
 	return s
 }
 
@@ -64,6 +78,10 @@ func (s actShape) divisor(k splitKind) float64 {
 		if s.sp {
 			return s.tp
 		}
+	case expertRows:
+		return s.expRows
+	case expertCols:
+		return s.expCols
 	}
 	return 1
 }
@@ -148,7 +166,7 @@ func (s actShape) formula(t tensorSpec) string {
 	}
 	switch d := s.divisor(t.split); {
 	case d == 1:
-	case t.split == kvSplit && s.kvDiv < s.tp:
+	case t.split == kvSplit && s.kvDiv < s.tp, t.split == expertRows, t.split == expertCols:
 		f += fmt.Sprintf("/%g", d)
 	default:
 		f += "/t"

@@ -128,6 +128,18 @@ type Assumptions struct {
 	// GPU sustains under its power limit; 0 takes the GPU's default
 	// (SustainedClockOf).
 	SustainedClock float64 `json:"sustained_clock"`
+
+	// MoELoadImbalance is the tokens the busiest expert receives over
+	// the balanced share, tokens x top-k / experts (1: balanced routing).
+	MoELoadImbalance float64 `json:"moe_load_imbalance"`
+	// MoECapacityFactor caps each expert at that multiple of the
+	// balanced share, dropping the rest (GShard, Switch); 0 is dropless
+	// routing, Megatron-Core's default.
+	MoECapacityFactor float64 `json:"moe_capacity_factor"`
+	// EPCommOverlap hides the expert-parallel all-to-alls behind the
+	// other micro-batch's compute (Megatron-Core
+	// --overlap-moe-expert-parallel-comm, DeepSeek's DualPipe and DeepEP).
+	EPCommOverlap bool `json:"ep_comm_overlap"`
 }
 
 // DefaultAssumptions returns the documented defaults:

@@ -34,6 +34,8 @@ var fromHF = map[string]string{
 	"gpt-oss-20b":     "openai__gpt-oss-20b.json",
 	"gpt-oss-120b":    "openai__gpt-oss-120b.json",
 	"gpt2-xl":         "openai-community__gpt2-xl.json",
+	"llama4-scout":    "meta-llama__Llama-4-Scout-17B-16E-Instruct.json",
+	"llama4-maverick": "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json",
 }
 
 // modelAliases maps other spellings to catalog names. Llama 3 and 3.1
@@ -52,6 +54,8 @@ var modelAliases = map[string]string{
 	"mixtral-8x7b-v0.1": "mixtral-8x7b",
 	"mistral-7b-v0.1":   "mistral-7b",
 	"deepseek-v3-671b":  "deepseek-v3",
+	"llama-4-scout":     "llama4-scout",
+	"llama-4-maverick":  "llama4-maverick",
 }
 
 // megatronGPT is the GPT shape of Megatron-LM's papers: LayerNorm, GeLU

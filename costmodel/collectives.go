@@ -15,9 +15,12 @@ const (
 	// SendRecv is a point-to-point transfer to one peer (pipeline
 	// stage boundaries, the context-parallel ring).
 	SendRecv
+	// AllToAll sends a distinct slice of the buffer to every rank of
+	// the group (the expert-parallel token dispatch and combine).
+	AllToAll
 )
 
-var collectiveNames = enumNames{"all-reduce", "all-gather", "reduce-scatter", "send/recv"}
+var collectiveNames = enumNames{"all-reduce", "all-gather", "reduce-scatter", "send/recv", "all-to-all"}
 
 func (c Collective) String() string               { return collectiveNames.name(int(c)) }
 func (c Collective) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
@@ -53,7 +56,9 @@ type commCost struct {
 // busFactor is the bytes each rank moves per byte of the buffer:
 // 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter
 // (NCCL tests, doc/PERFORMANCE.md, "bus bandwidth"; the ring costs of
-// Thakur et al. 2005), and the whole message for a send.
+// Thakur et al. 2005), (n-1)/n for all-to-all (the same document: each
+// rank sends (n-1)/n of its buffer, keeping its own slice), and the
+// whole message for a send.
 func busFactor(op Collective, n int) float64 {
 	f := float64(n-1) / float64(n)
 	switch op {
@@ -108,6 +113,9 @@ func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	if nodes > 1 {
 		c.network = c.bytes / float64(max(g.local, 1))
 	}
+	if op == AllToAll {
+		return e.allToAll(s, g)
+	}
 	if op == SendRecv {
 		// A point-to-point message uses one link, not the node's NICs.
 		bw = float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
@@ -150,4 +158,32 @@ func describeGroup(g group) string {
 		return fmt.Sprintf("%d ranks in 1 node", g.size)
 	}
 	return fmt.Sprintf("%d ranks over %d nodes (%d per node)", g.size, g.nodes(), g.local)
+}
+
+// allToAll is one NCCL all-to-all of an s-byte buffer per rank over g:
+// every rank sends s/n to each of the n-1 others, (n-1)/n x s in all
+// (nccl-tests doc/PERFORMANCE.md, alltoall: busbw = algbw x (n-1)/n).
+// The (n-local)/n x s bound for other nodes leaves through the rank's
+// own NIC and the (local-1)/n x s for its node's GPUs over NVLink, at
+// the same time; the slower sets the time:
+//
+//	time = latency + max(network / scale-out bw, rest / NVLink bw)
+//
+// with latency the collective's base plus one hop of the slowest tier
+// (NCCL posts the n-1 sends and receives together).
+func (e *Evaluator) allToAll(s float64, g group) commCost {
+	a, n := e.a, float64(g.size)
+	local := float64(min(max(g.local, 1), g.size))
+	c := commCost{bytes: s * (n - 1) / n, algo: Direct}
+	c.network = s * (n - local) / n
+	up := float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+	hop := a.ScaleUpHopLatency
+	t := (c.bytes - c.network) / up
+	if c.network > 0 {
+		out := float64(e.c.GPU.ScaleOut) * a.ScaleOutEfficiency
+		t = max(t, c.network/out)
+		hop = a.ScaleOutHopLatency
+	}
+	c.time = float64(a.CollectiveLatency+hop) + t
+	return c
 }

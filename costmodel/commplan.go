@@ -288,15 +288,36 @@ func (e *Evaluator) ppComm(in *stepInput, st *stageTime, set *commSet, r int) {
 // layer's bucket (the first in forward order) cannot be hidden: at least
 // 1/layers of each stays exposed.
 func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, ps paramSplit, layers float64) {
-	p, g := in.p, in.pl.shard
-	if g.size <= 1 {
+	e.dpCommOver(in, st, set, dpTarget{ps: ps, g: in.pl.shard, names: &denseDPNames}, layers)
+}
+
+// dpTarget is what one data-parallel reduction serves: the parameters
+// ps (trained, and frozen under LoRA) over group g, whose lines carry
+// names.
+type dpTarget struct {
+	ps    paramSplit
+	g     group
+	names *dpNames
+}
+
+// dpNames are the traffic lines of one data-parallel group: all-reduce,
+// reduce-scatter, all-gather, and ZeRO-3's forward and backward gathers
+// and reduce-scatter.
+type dpNames struct{ ar, rs, ag, z3fwd, z3bwd, z3rs string }
+
+var denseDPNames = dpNames{nameDPAR, nameDPRS, nameDPAG, nameZ3Fwd, nameZ3Bwd, nameZ3RS}
+
+// dpCommOver is dpComm for target t.
+func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpTarget, layers float64) {
+	p, g, ps, nm := in.p, t.g, t.ps, t.names
+	if g.size <= 1 || ps.total <= 0 {
 		return
 	}
 	L := max(layers, 1)
 	bwdWin := (st.bwd.total() + st.rec.total()) * (L - 1) / L
 	fwdWin := st.fwd.total() * (L - 1) / L
 	grads, weights := ps.trained*in.sb.Grad, ps.weightBytes(in.sb)
-	calls := e.dpCalls(p, ps.trained, layers)
+	calls := e.dpCalls(p, ps.trained, layers, g.size)
 	add := func(name string, kind CommKind, op Collective, msg float64, perMB bool, window float64, on bool, overlap string, src string) {
 		c := e.cost(op, msg/calls, g)
 		t := calls * c.time
@@ -312,19 +333,19 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, ps paramS
 	a := e.a
 	switch p.ZeRO {
 	case 0:
-		add(nameDPAR, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
+		add(nm.ar, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 	case 1, 2:
-		add(nameDPRS, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
-		add(nameDPAG, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
+		add(nm.rs, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
+		add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:
-		add(nameZ3Fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
+		add(nm.z3fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
 		ag, rs := e.cost(AllGather, weights/calls, g), e.cost(ReduceScatter, grads/calls, g)
 		t := calls * (ag.time + rs.time)
 		x := max(t-bwdWin, t/L)
 		share := ag.time / (ag.time + rs.time)
-		st.addComm(set, commItem{name: nameZ3Bwd, kind: CommDPParams, op: AllGather, g: g, msg: weights / calls, calls: calls,
+		st.addComm(set, commItem{name: nm.z3bwd, kind: CommDPParams, op: AllGather, g: g, msg: weights / calls, calls: calls,
 			cost: ag, exposed: x * share, overlap: overlapBackward, source: srcZeRO3}, true, in.m)
-		st.addComm(set, commItem{name: nameZ3RS, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads / calls, calls: calls,
+		st.addComm(set, commItem{name: nm.z3rs, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads / calls, calls: calls,
 			cost: rs, exposed: x * (1 - share), overlap: overlapBackward, source: srcZeRO3}, true, in.m)
 	}
 }
@@ -341,13 +362,13 @@ func (e *Evaluator) dpComm(in *stepInput, st *stageTime, set *commSet, ps paramS
 // (distributed_data_parallel.py: "Set bucket_size to infinity if
 // overlap_grad_reduce is False"). Every call pays the collective's
 // latency.
-func (e *Evaluator) dpCalls(p Plan, params, layers float64) float64 {
+func (e *Evaluator) dpCalls(p Plan, params, layers float64, shard int) float64 {
 	switch {
 	case p.ZeRO == 3:
 		return max(layers, 1)
 	case !e.a.OverlapGradReduce:
 		return 1
 	}
-	bucket := max(40e6, 1e6*float64(p.ShardDegree()))
+	bucket := max(40e6, 1e6*float64(shard))
 	return max(math.Ceil(params/bucket), 1)
 }

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -55,6 +56,13 @@ type hfConfig struct {
 	MLPOnlyLayers     []int  `json:"mlp_only_layers"`
 	TopKMethod        string `json:"topk_method"`
 
+	// Llama 4 (text_config) and Qwen2-MoE.
+	TextConfig          json.RawMessage `json:"text_config"`
+	InterleaveMoEStep   *int            `json:"interleave_moe_layer_step"`
+	IntermediateSizeMLP *int            `json:"intermediate_size_mlp"`
+	AttentionChunkSize  *int            `json:"attention_chunk_size"`
+	SharedExpertFFN     *int            `json:"shared_expert_intermediate_size"`
+
 	// Multi-head latent attention (DeepSeek-V3).
 	QLoRARank     *int `json:"q_lora_rank"`
 	KVLoRARank    *int `json:"kv_lora_rank"`
@@ -64,7 +72,7 @@ type hfConfig struct {
 }
 
 // HFModelTypes lists the Hugging Face model_type values ParseHFConfig reads.
-var HFModelTypes = []string{"deepseek_v3", "gemma2", "gemma3_text", "gpt2", "gpt_oss", "llama", "mistral", "mixtral", "olmo2", "phi3", "qwen2", "qwen3", "qwen3_moe"}
+var HFModelTypes = []string{"deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text", "gpt2", "gpt_oss", "llama", "llama4", "mistral", "mixtral", "olmo2", "phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}
 
 // ParseHFConfig reads a Hugging Face config.json. name labels the model
 // (for example the file's base name). A missing field, an unsupported
@@ -81,6 +89,9 @@ func ParseHFConfig(r io.Reader, name string) (*Model, error) {
 	if !slices.Contains(HFModelTypes, c.ModelType) {
 		return nil, fmt.Errorf("costmodel: config.json %s: unsupported model_type %q (supported: %s)",
 			name, c.ModelType, strings.Join(HFModelTypes, ", "))
+	}
+	if err := c.textConfig(name); err != nil {
+		return nil, err
 	}
 	r2 := &reader{c: &c, name: name}
 	var m *Model
@@ -173,10 +184,12 @@ func (r *reader) decoder() *Model {
 	switch c.ModelType {
 	case "mixtral", "qwen3_moe", "gpt_oss":
 		m.FFN = opt(c.IntermediateSize, opt(c.MoEIntermediate, 1))
+	case "llama4":
+		m.FFN = r.req("intermediate_size_mlp", c.IntermediateSizeMLP)
 	default:
 		m.FFN = r.req("intermediate_size", c.IntermediateSize)
 	}
-	m.QKVBias = c.ModelType == "qwen2" || optBool(c.AttentionBias, false) && c.ModelType != "gpt_oss"
+	m.QKVBias = c.ModelType == "qwen2" || c.ModelType == "qwen2_moe" || optBool(c.AttentionBias, false) && c.ModelType != "gpt_oss"
 	m.QKNorm = m.QKNorm || c.ModelType == "qwen3" || c.ModelType == "qwen3_moe" || c.ModelType == "olmo2"
 	// OLMo 2 normalizes after attention and after the MLP instead of
 	// before (post_attention_layernorm, post_feedforward_layernorm): two
@@ -189,6 +202,7 @@ func (r *reader) decoder() *Model {
 	r.sliding(m)
 	r.moe(m)
 	r.mla(m)
+	r.llama4(m)
 	if c.ModelType == "gpt_oss" && m.MoE != nil {
 		m.Bias, m.AttnSinks = true, true // attention biases on q, k, v and o; one sink per head
 		m.MoE.RouterBias, m.MoE.ExpertBias = true, true
@@ -246,14 +260,14 @@ func (r *reader) moe(m *Model) {
 		experts = c.NRoutedExperts
 	}
 	if experts == nil {
-		if c.ModelType == "mixtral" || c.ModelType == "qwen3_moe" || c.ModelType == "deepseek_v3" || c.ModelType == "gpt_oss" {
+		if moeTypes[c.ModelType] {
 			r.req("num_local_experts", nil)
 		}
 		return
 	}
 	e := &MoE{Experts: *experts, TopK: r.req("num_experts_per_tok", c.NumExpertsPerTok)}
 	switch c.ModelType {
-	case "qwen3_moe", "deepseek_v3":
+	case "qwen3_moe", "deepseek_v3", "deepseek_v2", "qwen2_moe":
 		e.ExpertFFN = r.req("moe_intermediate_size", c.MoEIntermediate)
 	default:
 		e.ExpertFFN = r.req("intermediate_size", c.IntermediateSize)
@@ -263,16 +277,14 @@ func (r *reader) moe(m *Model) {
 	}
 	e.DenseLayers = opt(c.FirstKDense, 0)
 	e.RouterBias = c.TopKMethod == "noaux_tc"
-	if opt(c.MoELayerFreq, 1) != 1 || opt(c.DecoderSparseStep, 1) != 1 || len(c.MLPOnlyLayers) > 0 {
-		r.fail("MoE layers interleaved with dense layers (moe_layer_freq, decoder_sparse_step, mlp_only_layers) are not modelled")
-	}
+	r.sharedAndStep(e)
 	m.MoE = e
 }
 
 func (r *reader) mla(m *Model) {
 	c := r.c
 	if c.KVLoRARank == nil {
-		if c.ModelType == "deepseek_v3" {
+		if c.ModelType == "deepseek_v3" || c.ModelType == "deepseek_v2" {
 			r.req("kv_lora_rank", nil)
 		}
 		return

@@ -75,7 +75,13 @@ func (r rates) matmul(k *kernelCost, m, kk, n float64) {
 // share the waves (efficiency.GEMM.Grouped), so a small expert GEMM is
 // priced at the efficiency of its own shape; under a low-precision
 // recipe each group's activation input is cast first.
+//
+// Megatron-Core's GroupedMLP and Transformer Engine's GroupedLinear run
+// the experts this way.
 func (r rates) groupedMatmul(k *kernelCost, groups, m, kk, n float64) {
+	if groups <= 0 || m <= 0 {
+		return
+	}
 	if r.low > 0 {
 		k.mem += groups*m*kk*(r.castReads*r.e+r.castWrites*r.low)/r.mem + r.k0
 	}
@@ -118,6 +124,10 @@ type layerShape struct {
 	batch  float64 // sequences per micro-batch
 	cp     float64
 	eager  bool
+	// The routed experts on this GPU (setExperts): groups local experts
+	// of rows tokens each (the busiest expert's), inner width ffn per
+	// rank, and the tokens this GPU routes.
+	expGroups, expRows, expFFN, expTokens float64
 }
 
 // newLayerShape computes the shape. FlashAttention skips the blocks above
@@ -159,6 +169,15 @@ type pass struct {
 }
 
 func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
+
+// groupedLinear is groups linear layers of m rows each (the local
+// experts): forward, and in backward the data and weight gradients, each
+// a grouped GEMM.
+func (q pass) groupedLinear(groups, m, kk, n float64) {
+	q.r.groupedMatmul(&q.c.fwd, groups, m, kk, n)
+	q.r.groupedMatmul(&q.c.bwd, groups, m, n, kk)
+	q.r.groupedMatmul(&q.c.bwd, groups, kk, m, n)
+}
 
 // linearM is a linear layer on m rows: the forward product, and in
 // backward the data gradient (m x n by n x kk) and the weight gradient
@@ -245,23 +264,6 @@ func mlpKernels(q pass, m *Model, f, h float64) {
 		q.elementwise(2*f, 3*f)
 	}
 	q.adapted(f, h, TargetDown)
-}
-
-// moeKernels is a mixture-of-experts MLP with every expert on every rank
-// (no expert parallelism): the router, the permutation of each token's
-// top-k copies to their experts and back, the experts' MLPs over
-// tokens x top-k rows, and the shared experts.
-func (e *Evaluator) moeKernels(q pass, sh layerShape) {
-	x, h := e.m.MoE, float64(e.m.Hidden)
-	k := float64(x.TopK)
-	q.linear(h, float64(x.Experts))
-	q.elementwise(2*h*(1+k), 2*h*(1+k))
-	experts := q
-	experts.t = q.t * k
-	mlpKernels(experts, e.m, float64(x.ExpertFFN)/sh.tp, h)
-	if x.Shared > 0 {
-		mlpKernels(q, e.m, float64(x.Shared*x.SharedFFN)/sh.tp, h)
-	}
 }
 
 // attentionKernels is the attention block between the norm and the

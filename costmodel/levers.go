@@ -37,6 +37,8 @@ func leverCandidates(p Plan) []leverCandidate {
 		{"--recompute full", "keeps only each layer's input", func(q Plan) Plan { q.Recompute = Full; return q }, 0},
 		{"--mbs 1", "activations scale with the micro-batch", func(q Plan) Plan { q.MicroBatch = 1; return q }, 0},
 		{"--sp", "splits norm and dropout activations over tp", func(q Plan) Plan { q.SP = true; return q }, 0},
+		{fmt.Sprintf("--ep %d", 2*max(p.EP, 1)), "spreads the routed experts over more expert-parallel ranks",
+			func(q Plan) Plan { q.EP = 2 * max(q.EP, 1); return q }, 0},
 		{fmt.Sprintf("--tp %d --dp %d", 2*p.TP, p.DP/2), "splits weights and activations over more tensor-parallel ranks",
 			func(q Plan) Plan { q.TP, q.DP = 2*q.TP, q.DP/2; return q }, 0},
 		{fmt.Sprintf("--pp %d --dp %d", 2*p.PP, p.DP/2), "splits the layers over more stages",

@@ -12,13 +12,21 @@ type StageMemory struct {
 	Layers    int `json:"layers"`
 	MoELayers int `json:"moe_layers"`
 	// Params held per GPU after tensor and pipeline parallelism, before
-	// ZeRO sharding.
-	Params float64 `json:"params"`
+	// ZeRO sharding, outside the routed experts; ExpertParams the routed
+	// experts' after expert (and expert tensor) parallelism.
+	Params       float64 `json:"params"`
+	ExpertParams float64 `json:"expert_params,omitempty"`
 
 	Weights       hardware.Bytes `json:"weights_bytes"`
 	Gradients     hardware.Bytes `json:"gradients_bytes"`
 	MasterWeights hardware.Bytes `json:"master_weights_bytes"`
 	Moments       hardware.Bytes `json:"optimizer_moments_bytes"`
+	// The routed experts' states, sharded by ZeRO over the expert data
+	// parallel group (Plan.ExpertDP) instead of dp x cp.
+	ExpertWeights   hardware.Bytes `json:"expert_weights_bytes,omitempty"`
+	ExpertGradients hardware.Bytes `json:"expert_gradients_bytes,omitempty"`
+	ExpertMaster    hardware.Bytes `json:"expert_master_weights_bytes,omitempty"`
+	ExpertMoments   hardware.Bytes `json:"expert_optimizer_moments_bytes,omitempty"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
 	// LowPrecisionWeights are the low-format weight copies a recipe
@@ -38,7 +46,11 @@ type StageMemory struct {
 	InFlight float64 `json:"in_flight_microbatches"`
 	// LayerActivations is what the stage's transformer layers save for
 	// InFlight micro-batches.
-	LayerActivations    hardware.Bytes `json:"layer_activations_bytes"`
+	LayerActivations hardware.Bytes `json:"layer_activations_bytes"`
+	// MoEActivations is the part of LayerActivations that the MoE MLPs
+	// save: router logits, permutation map, dispatched tokens, expert
+	// intermediates and outputs, shared experts (moeActivations).
+	MoEActivations      hardware.Bytes `json:"moe_mlp_activations_bytes,omitempty"`
 	EmbeddingActs       hardware.Bytes `json:"embedding_activations_bytes"`
 	OutputActs          hardware.Bytes `json:"output_activations_bytes"`
 	RecomputeWorkingSet hardware.Bytes `json:"recompute_working_set_bytes"`
@@ -53,7 +65,8 @@ type StageMemory struct {
 
 // ModelStates is weights, gradients and optimizer states.
 func (s StageMemory) ModelStates() hardware.Bytes {
-	return s.Weights + s.Gradients + s.MasterWeights + s.Moments + s.BaseWeights + s.Dequant
+	return s.Weights + s.Gradients + s.MasterWeights + s.Moments + s.BaseWeights + s.Dequant +
+		s.ExpertWeights + s.ExpertGradients + s.ExpertMaster + s.ExpertMoments
 }
 
 // buffers is what the stage holds besides the model states for the whole
@@ -80,6 +93,7 @@ type Evaluator struct {
 	a     Assumptions
 	order [numDims]parDim    // a.RankOrder, parsed
 	specs [2][2][]tensorSpec // [attention][moe]
+	moe   []tensorSpec       // the MoE MLP's own tensors (moeTensors)
 	// curves are the kernel speeds per training precision on c's GPU.
 	curves [len(recipes)]kernelCurves
 }
@@ -106,6 +120,9 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 		if m.MoE != nil {
 			e.specs[attn][1] = layerTensors(e.m, attn, true)
 		}
+	}
+	if m.MoE != nil {
+		e.moe = moeTensors(e.m)
 	}
 	return e, nil
 }
@@ -164,15 +181,18 @@ func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
 func (e *Evaluator) stageStates(p Plan, r int) StageMemory {
 	m := e.m
 	s := StageMemory{Stage: r}
-	s.Layers, s.MoELayers = p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
+	s.Layers, s.MoELayers = p.stageLayers(m.kinds(), r)
 	s.Params = e.stageParams(p, r, s.Layers, s.MoELayers)
+	s.ExpertParams = e.expertStageParams(p, s.MoELayers)
 	e.shardStates(p, &s, s.MoELayers > 0)
 	return s
 }
 
-// shardStates fills the model states of s.Params parameters after ZeRO,
-// and ZeRO-3's gather buffers for a stage with (moe) or without MoE
-// layers.
+// shardStates fills the model states of s.Params parameters after ZeRO
+// over dp x cp and of s.ExpertParams over the expert data parallel group
+// (Megatron-Core's distributed optimizer shards each over its own data
+// parallel group), and ZeRO-3's gather buffers for a stage with (moe) or
+// without MoE layers.
 func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 	if p.Task.Adapted() {
 		e.shardAdapted(p, s, moe)
@@ -186,13 +206,30 @@ func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 
 // shardFull fills the states of a plan that trains every weight.
 func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
-	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.Params, p.ZeRO, p.ShardDegree())
+	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	st := sb.Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
+	if s.ExpertParams > 0 {
+		x := sb.Shard(s.ExpertParams, p.ZeRO, p.ExpertDP())
+		s.ExpertWeights, s.ExpertGradients = hardware.Bytes(x.Weights), hardware.Bytes(x.Gradients)
+		s.ExpertMaster, s.ExpertMoments = hardware.Bytes(x.Master), hardware.Bytes(x.Moments)
+	}
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
 	}
-	s.LowPrecisionWeights = lowPrecisionWeights(p, e.m.layersParams(p.TP, s.Layers-s.MoELayers, s.MoELayers))
+	s.LowPrecisionWeights = lowPrecisionWeights(p, e.localLayerParams(p, s))
+}
+
+// localLayerParams is the transformer-layer parameters stage s holds per
+// GPU: its dense layers, the non-expert part of its MoE layers, and the
+// routed experts expert parallelism leaves it (s.ExpertParams).
+func (e *Evaluator) localLayerParams(p Plan, s *StageMemory) float64 {
+	m, dense := e.m, s.Layers-s.MoELayers
+	if s.MoELayers == 0 {
+		return m.layersParams(p.TP, dense, 0)
+	}
+	return m.layersParams(p.TP, dense, 0) + float64(s.MoELayers)*m.nonExpertLayerParams(p.TP, true) + s.ExpertParams
 }
 
 // lowPrecisionWeights is the recipe's cached low-format weights of a
@@ -220,13 +257,17 @@ func (e *Evaluator) Peak(p Plan) StageMemory {
 	return best
 }
 
-// stageParams is the parameters one GPU of stage r holds: its layers,
+// stageParams is the parameters one GPU of stage r holds outside the
+// routed experts (expertStageParams): its layers,
 // plus the embedding on the first stage and the final norm and output
 // layer on the last (a tied output layer is a second copy there when the
 // last stage is not the first).
 func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
 	m := e.m
-	params := m.layersParams(p.TP, layers-moe, moe)
+	params := float64(layers-moe) * m.layerParams(p.TP, false)
+	if moe > 0 {
+		params += float64(moe) * m.nonExpertLayerParams(p.TP, true)
+	}
 	if r == 0 {
 		params += m.embeddingParams(p.TP)
 	}
@@ -242,7 +283,10 @@ func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
 // al. 2023, "PyTorch FSDP", section 3.3: forward and backward prefetch).
 func (e *Evaluator) gatherBuffers(p Plan, moe bool) hardware.Bytes {
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
-	layer := e.m.layerParams(p.TP, moe)
+	layer := e.m.layerParams(p.TP, false)
+	if moe {
+		layer = e.m.nonExpertLayerParams(p.TP, true) + e.expertStageParams(p, 1)
+	}
 	return hardware.Bytes(layer * (2*sb.Weight + sb.Grad))
 }
 
@@ -253,13 +297,18 @@ type layerActs struct {
 	sh                       actShape
 	dense, moe               float64
 	denseWorking, moeWorking float64
+	moeMLP                   float64 // of moe: the MoE MLP's own tensors
 }
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
 	la := layerActs{sh: newActShape(e.m, p)}
+	la.sh.setExperts(p, e.a.expertRowFactor())
 	la.dense = e.layerSaved(la.sh, p, p.Recompute, false)
 	if e.m.MoE != nil {
 		la.moe = e.layerSaved(la.sh, p, p.Recompute, true)
+		if p.Recompute != Full {
+			la.moeMLP = la.sh.saved(e.moe, p.Recompute)
+		}
 	}
 	if p.Recompute == Full {
 		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
@@ -311,6 +360,7 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	}
 	s.InFlight = p.inFlight(r, mb)
 	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
+	s.MoEActivations = hardware.Bytes(s.InFlight * float64(s.MoELayers) * la.moeMLP)
 	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
 	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
 }
@@ -324,19 +374,20 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 // rank's average. InFlight is the micro-batches held, in units of the
 // rank's layers.
 func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out float64, s *StageMemory) {
-	layers, dense := e.m.Layers, e.m.Layers-e.m.MoELayers()
+	kinds := e.m.kinds()
+	layers := kinds.layers
 	c := p.middleChunk(layers)
-	chunk := func(j int) (bytes float64, n int) {
+	chunk := func(j int) (bytes float64, n, moe int) {
 		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
-		moe := hi - max(lo, min(hi, dense))
+		moe = kinds.moe(lo, hi)
 		bytes = float64(hi-lo-moe) * la.dense
 		if moe > 0 {
 			bytes += float64(moe) * la.moe
 		}
-		return bytes, hi - lo
+		return bytes, hi - lo, moe
 	}
 	weight := func(j int) float64 {
-		b, _ := chunk(j)
+		b, _, _ := chunk(j)
 		if j == 0 {
 			b += emb
 		}
@@ -356,14 +407,16 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	}
 	sch := p.interleavedSchedule(r, mb)
 	i := sch.peak(&w, uniform)
-	var acts, held float64
+	var acts, held, moeActs float64
 	for j := range p.VPP {
-		b, n := chunk(j)
+		b, n, moe := chunk(j)
 		k := float64(sch.held(i, j))
 		acts += k * b
 		held += k * float64(n)
+		moeActs += k * float64(moe) * la.moeMLP
 	}
 	s.LayerActivations = hardware.Bytes(acts)
+	s.MoEActivations = hardware.Bytes(moeActs)
 	if s.Layers > 0 {
 		s.InFlight = held / float64(s.Layers)
 	}

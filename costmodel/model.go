@@ -110,9 +110,17 @@ type MoE struct {
 	// Shared experts run on every token, each of width SharedFFN.
 	Shared    int `json:"shared"`
 	SharedFFN int `json:"shared_ffn"`
+	// SharedGate: a sigmoid gate (a 1 x h linear) scales the shared
+	// experts' output (Qwen2-MoE's shared_expert_gate).
+	SharedGate bool `json:"shared_gate,omitempty"`
 	// DenseLayers is the number of leading layers with a dense MLP of
 	// width Model.FFN instead (DeepSeek-V3's first_k_dense_replace).
 	DenseLayers int `json:"dense_layers"`
+	// Step interleaves MoE and dense layers after those: layer i (from
+	// 0) is an MoE layer when (i+1) is a multiple of Step (Llama 4
+	// Maverick's interleave_moe_layer_step 2: every second layer); 0 or
+	// 1 makes every layer after DenseLayers an MoE layer.
+	Step int `json:"moe_step,omitempty"`
 	// RouterBias: the router has a per-expert bias (DeepSeek-V3's
 	// e_score_correction_bias, gpt-oss's router bias).
 	RouterBias bool `json:"router_bias"`
@@ -136,7 +144,7 @@ func (m *Model) MoELayers() int {
 	if m.MoE == nil {
 		return 0
 	}
-	return m.Layers - m.MoE.DenseLayers
+	return m.kinds().moe(0, m.Layers)
 }
 
 // maxDim bounds every dimension: far above any model built, low enough
@@ -183,6 +191,8 @@ func (e *MoE) validate(m *Model) error {
 		return fmt.Errorf("costmodel: model %s: %d shared experts of width %d is invalid", m.Name, e.Shared, e.SharedFFN)
 	case e.DenseLayers < 0 || e.DenseLayers > m.Layers:
 		return fmt.Errorf("costmodel: model %s: %d dense layers is not in [0, %d]", m.Name, e.DenseLayers, m.Layers)
+	case e.Step < 0 || e.Step > m.Layers:
+		return fmt.Errorf("costmodel: model %s: MoE step %d is not in [0, %d layers]", m.Name, e.Step, m.Layers)
 	}
 	return nil
 }

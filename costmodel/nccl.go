@@ -64,7 +64,11 @@ func (a Assumptions) ncclComm(g group) hardware.Bytes {
 // node size place them).
 func (e *Evaluator) ncclBuffers(p Plan) (bytes hardware.Bytes, comms int) {
 	pl := place(p, e.order, e.c.GPUsPerNode)
-	for _, g := range []group{pl.tp, pl.cp, pl.dp, pl.pp} {
+	groups := []group{pl.tp, pl.cp, pl.dp, pl.pp}
+	if e.m.MoE != nil {
+		groups = append(groups, pl.etp, pl.ep, pl.edp)
+	}
+	for _, g := range groups {
 		if b := e.a.ncclComm(g); b > 0 {
 			bytes += b
 			comms++
@@ -76,9 +80,9 @@ func (e *Evaluator) ncclBuffers(p Plan) (bytes hardware.Bytes, comms int) {
 // ncclFormula describes the NCCL line.
 func (a Assumptions) ncclFormula(bytes hardware.Bytes, comms int) string {
 	if !a.NCCLByTier {
-		return fmt.Sprintf("%d communicators x %v", comms, a.NCCLPerGroup)
+		return fmt.Sprintf("%s x %v", hardware.Plural(comms, "communicator", "communicators"), a.NCCLPerGroup)
 	}
-	return fmt.Sprintf("%d communicators: channels x 2 peers x 9.19 MiB (Simple + LL128 + LL), 32 channels in a node, 8 across nodes", comms)
+	return fmt.Sprintf("%s: channels x 2 peers x 9.19 MiB (Simple + LL128 + LL), 32 channels in a node, 8 across nodes", hardware.Plural(comms, "communicator", "communicators"))
 }
 
 const srcNCCL = "NCCL defaults: NCCL_BUFFSIZE 4 MiB, NCCL_LL128_BUFFSIZE, NCCL_LL_BUFFSIZE per channel and peer (NCCL env docs); channels assumed"

@@ -152,16 +152,34 @@ func (m *Model) expertParams(t int) float64 {
 }
 
 func (m *Model) moeParams(t int) float64 {
+	return m.moeSharedParams(t) + float64(m.MoE.Experts)*m.expertParams(t)
+}
+
+// moeSharedParams is the part of an MoE MLP outside the routed experts on
+// one TP rank: the router (replicated) and the shared experts (split t
+// ways like a dense MLP, Megatron-Core's SharedExpertMLP).
+func (m *Model) moeSharedParams(t int) float64 {
 	e := m.MoE
 	router := float64(m.Hidden) * float64(e.Experts)
 	if e.RouterBias {
 		router += float64(e.Experts)
 	}
-	p := router + float64(e.Experts)*m.expertParams(t)
 	if e.Shared > 0 {
-		p += float64(e.Shared) * m.mlpParams(e.SharedFFN, t, false)
+		router += float64(e.Shared) * m.mlpParams(e.SharedFFN, t, false)
 	}
-	return p
+	if e.SharedGate {
+		router += float64(m.Hidden)
+	}
+	return router
+}
+
+// nonExpertLayerParams is one layer on one TP rank without its routed
+// experts: what a layer holds outside expert parallelism.
+func (m *Model) nonExpertLayerParams(t int, moe bool) float64 {
+	if !moe {
+		return m.layerParams(t, false)
+	}
+	return m.attentionParams(t) + 2*m.normWidth() + m.moeSharedParams(t)
 }
 
 // embeddingParams is the input embedding on one TP rank.

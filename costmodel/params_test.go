@@ -11,6 +11,36 @@ import (
 // config.json against the totals in hfconfigs/SOURCES.md, which were
 // checked there against the publishers' figures (Llama 3.1 8.03B, 70.55B,
 // 405.85B; DeepSeek-V3 671B total, 37B active; Mixtral 46.7B/12.9B; ...).
+// TestLlama4Params checks Llama 4's text models against Meta's rounded
+// totals (ai.meta.com/blog/llama-4-multimodal-intelligence: Scout 17B
+// active of 109B, Maverick 17B active of 400B), whose total for Scout
+// includes the vision encoder (about 0.8B): the text model counts
+// 107,769,861,120 and 400,711,848,960, 17.17B and 17.18B active.
+func TestLlama4Params(t *testing.T) {
+	tests := []struct {
+		name             string
+		total, active    float64
+		totalTol, actTol float64
+	}{
+		{"llama4-scout", 109e9, 17e9, 0.015, 0.015},
+		{"llama4-maverick", 400e9, 17e9, 0.002, 0.015},
+	}
+	for _, tt := range tests {
+		m, err := LookupModel(tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := m.Params()
+		if !within(p.Total, tt.total, tt.totalTol) || !within(p.Active, tt.active, tt.actTol) {
+			t.Errorf("%s: %.4gB total, %.4gB active; published %.0fB, %.0fB", tt.name, p.Total/1e9, p.Active/1e9, tt.total/1e9, tt.active/1e9)
+		}
+	}
+	mav, _ := LookupModel("llama4-maverick")
+	if mav.MoELayers() != 24 || mav.MoE.Shared != 1 {
+		t.Errorf("maverick: %d MoE layers, %d shared experts; want 24 (every second layer) and 1", mav.MoELayers(), mav.MoE.Shared)
+	}
+}
+
 func TestParamsMatchPublished(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -29,6 +59,8 @@ func TestParamsMatchPublished(t *testing.T) {
 		{"gpt-oss-120b", 116_829_156_672, 5_711_982_912},
 		{"gpt-oss-20b", 20_914_757_184, 4_187_440_704},
 		{"gpt2-xl", 1_557_611_200, 1_557_611_200},
+		{"llama4-scout", 107_769_861_120, 17_172_894_720},
+		{"llama4-maverick", 400_711_848_960, 17_184_691_200},
 		// Mistral 7B: 7,241,732,096 (hfconfigs/SOURCES.md, from litgpt's dims).
 		{"mistral-7b", 7_241_732_096, 7_241_732_096},
 		// Gemma 2 9B: 917,504,000 embedding + 8,324,201,984 non-embedding

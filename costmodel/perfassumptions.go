@@ -68,6 +68,7 @@ func (a *Assumptions) setPerformanceDefaults() {
 	a.OverlapParamGather = true
 	a.TPOverlapShare = 1
 	a.RankOrder = DefaultRankOrder
+	a.setMoEDefaults()
 }
 
 // validatePerformance checks the step-time assumptions.
@@ -96,6 +97,9 @@ func (a Assumptions) validatePerformance() error {
 	}
 	if !(a.SustainedClock >= 0 && a.SustainedClock <= 1) {
 		return fmt.Errorf("costmodel: sustained clock %g is not in [0, 1] (0: the GPU's default)", a.SustainedClock)
+	}
+	if err := a.validateMoE(); err != nil {
+		return err
 	}
 	return a.RankOrder.Validate()
 }

@@ -101,25 +101,42 @@ func (e *Evaluator) PeakLowerBound(p Plan) hardware.Bytes {
 // SplitLowerBound is a lower bound on PeakLowerBound(q) for every plan q
 // that differs from p only in its layer split (FirstStageLayers,
 // LastStageLayers, VPP): whatever the split, some stage holds at least
-// ceil(layers/pp) layers, each with at least the parameters of the
-// lighter kind of layer the model has (dense or MoE), before any
-// embedding or output layer. One bound thus settles every split of a
+// n = ceil(layers/pp) layers, before any embedding or output layer, and
+// of them at most all the model's layers of the lighter kind (dense or
+// MoE) can be of that kind. One bound thus settles every split of a
 // layout. It is scaled down by a relative 1e-12 so that rounding in the
 // sums it stands for cannot put it above them.
 func (e *Evaluator) SplitLowerBound(p Plan) hardware.Bytes {
 	m := e.m
-	perLayer, moe := m.layerParams(p.TP, false), false
-	if k := m.MoELayers(); k == m.Layers || k > 0 && m.layerParams(p.TP, true) < perLayer {
-		perLayer, moe = m.layerParams(p.TP, true), true
-	}
 	n := (m.Layers + p.PP - 1) / p.PP
-	s := StageMemory{Layers: n, Params: float64(n) * perLayer}
-	if moe {
-		s.MoELayers = n
+	moe := m.MoELayers()
+	if moe == 0 {
+		return e.layersStates(p, n, 0) * (1 - 1e-12)
 	}
-	e.shardStates(p, &s, moe)
+	dense := m.Layers - moe
+	// The lighter kind fills the stage first.
+	lightDense := e.layersStates(p, 1, 0) <= e.layersStates(p, 1, 1)
+	k := n - min(n, dense) // MoE layers when dense layers are lighter
+	if !lightDense {
+		k = min(n, moe)
+	}
+	return e.layersStates(p, n, k) * (1 - 1e-12)
+}
+
+// layersStates is the states and overheads of a stage of n layers, moe
+// of them MoE layers, without embedding or output layer. States grow
+// with each layer, so a stage of n layers holds at least a stage of n
+// layers of the lightest composition the model allows.
+func (e *Evaluator) layersStates(p Plan, n, moe int) hardware.Bytes {
+	m := e.m
+	s := StageMemory{Layers: n, MoELayers: moe, Params: float64(n-moe) * m.layerParams(p.TP, false)}
+	if moe > 0 {
+		s.Params += float64(moe) * m.nonExpertLayerParams(p.TP, true)
+		s.ExpertParams = e.expertStageParams(p, moe)
+	}
+	e.shardStates(p, &s, moe > 0)
 	e.overheads(p, &s)
-	return s.Total * (1 - 1e-12)
+	return s.Total
 }
 
 // peakCandidates calls f, in increasing order, for stage 0, the first
@@ -141,7 +158,7 @@ func (e *Evaluator) peakCandidates(p Plan, f func(r int)) {
 		return
 	}
 	for r := 1; r < p.PP-1; r++ {
-		if r == 1 || !p.sameChunks(e.m.Layers, e.m.Layers-moe, r-1, r) {
+		if r == 1 || !p.sameChunks(e.m.kinds(), r-1, r) {
 			f(r)
 		}
 	}

@@ -41,7 +41,7 @@ func TestLlama405BSplit(t *testing.T) {
 	}
 	total := 0
 	for r := range 16 {
-		n, _ := p.stageLayers(126, 126, r)
+		n, _ := p.stageLayers(layerKinds{layers: 126, dense: 126}, r)
 		total += n
 		if want := 8 - boolIndex(r == 0 || r == 15); n != want {
 			t.Errorf("stage %d: %d layers, want %d", r, n, want)
@@ -80,7 +80,7 @@ func TestStageLayersCoverModel(t *testing.T) {
 		}
 		total, moe := 0, 0
 		for r := range q.PP {
-			n, e := q.stageLayers(60, 3, r)
+			n, e := q.stageLayers(layerKinds{layers: 60, dense: 3}, r)
 			total += n
 			moe += e
 		}

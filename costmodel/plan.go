@@ -18,6 +18,15 @@ type Plan struct {
 	PP int `json:"pp"`
 	CP int `json:"cp"`
 	DP int `json:"dp"`
+	// EP and ETP are the expert and expert-tensor parallel degrees of the
+	// mixture-of-experts layers (0 reads as 1). As in Megatron-Core
+	// (docs: "MoE parallel folding"), the expert layers regroup the
+	// tp x cp x dp GPUs of a pipeline stage as etp x ep x edp: each
+	// expert is split etp ways, the routed experts are spread over ep
+	// ranks, and the expert-data-parallel degree is what remains,
+	// tp*cp*dp/(ep*etp) (Plan.ExpertDP).
+	EP  int `json:"ep,omitempty"`
+	ETP int `json:"etp,omitempty"`
 	// VPP is the number of virtual pipeline stages (model chunks) per
 	// pipeline rank; above 1 the schedule is interleaved 1F1B.
 	VPP int `json:"vpp"`
@@ -84,9 +93,20 @@ func (p Plan) Interleaved() bool { return p.VPP > 1 && p.Schedule == OneFOneB }
 // group "with context parallel"; torchtitan shards FSDP over dp x cp).
 func (p Plan) ShardDegree() int { return p.DP * p.CP }
 
+// ExpertDP is the expert-data-parallel degree: the ranks that hold the
+// same experts and reduce (and under ZeRO shard) their gradients and
+// optimizer states, tp*cp*dp / (ep*etp) (Megatron-Core's expert data
+// parallel group, parallel_state.py).
+func (p Plan) ExpertDP() int {
+	n := max(p.EP, 1) * max(p.ETP, 1)
+	return p.TP * p.CP * p.DP / n
+}
+
 // String writes the layout, e.g. "tp8-pp16-cp1-dp128-zero1-sp-selective-mb1".
 // Virtual stages appear as "pp16v2", uneven first/last stages as
-// "pp16[7,7]" and the GPipe schedule as a "-gpipe" suffix. ParsePlan reads
+// "pp16[7,7]", expert parallelism as "-ep8" and "-etp2" after the data
+// parallel degree (omitted when 1, so dense plans read as before) and
+// the GPipe schedule as a "-gpipe" suffix. ParsePlan reads
 // it back. Job settings (sequence, batch, precision, optimizer, attention)
 // are not part of the layout string.
 func (p Plan) String() string {
@@ -98,7 +118,14 @@ func (p Plan) String() string {
 	if p.FirstStageLayers != 0 || p.LastStageLayers != 0 {
 		fmt.Fprintf(&b, "[%d,%d]", p.FirstStageLayers, p.LastStageLayers)
 	}
-	fmt.Fprintf(&b, "-cp%d-dp%d-zero%d", p.CP, p.DP, p.ZeRO)
+	fmt.Fprintf(&b, "-cp%d-dp%d", p.CP, p.DP)
+	if p.EP > 1 {
+		fmt.Fprintf(&b, "-ep%d", p.EP)
+	}
+	if p.ETP > 1 {
+		fmt.Fprintf(&b, "-etp%d", p.ETP)
+	}
+	fmt.Fprintf(&b, "-zero%d", p.ZeRO)
 	if p.SP {
 		b.WriteString("-sp")
 	}
@@ -115,6 +142,7 @@ func ParsePlan(s string, base Plan) (Plan, error) {
 	p := base
 	p.SP, p.Schedule, p.VPP = false, OneFOneB, 1
 	p.FirstStageLayers, p.LastStageLayers = 0, 0
+	p.EP, p.ETP = 1, 1
 	seen := map[string]bool{}
 	for _, f := range strings.Split(s, "-") {
 		key, err := p.parseField(f)
@@ -152,7 +180,7 @@ func (p *Plan) parseField(f string) (string, error) {
 	for _, k := range []struct {
 		prefix string
 		dst    *int
-	}{{"tp", &p.TP}, {"cp", &p.CP}, {"dp", &p.DP}, {"zero", &p.ZeRO}, {"mb", &p.MicroBatch}} {
+	}{{"tp", &p.TP}, {"cp", &p.CP}, {"dp", &p.DP}, {"etp", &p.ETP}, {"ep", &p.EP}, {"zero", &p.ZeRO}, {"mb", &p.MicroBatch}} {
 		if rest, ok := strings.CutPrefix(f, k.prefix); ok {
 			n, err := parseCount(rest)
 			*k.dst = n

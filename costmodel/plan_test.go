@@ -7,9 +7,10 @@ import (
 
 func TestPlanStringRoundTrip(t *testing.T) {
 	plans := []Plan{
-		{TP: 8, PP: 16, CP: 1, DP: 128, VPP: 1, ZeRO: 1, SP: true, Recompute: Selective, MicroBatch: 1},
-		{TP: 1, PP: 4, CP: 2, DP: 8, VPP: 3, ZeRO: 3, Recompute: Full, MicroBatch: 2, Schedule: GPipe},
-		{TP: 8, PP: 16, CP: 16, DP: 8, VPP: 1, FirstStageLayers: 7, LastStageLayers: 7, MicroBatch: 1},
+		{TP: 8, PP: 16, CP: 1, DP: 128, EP: 1, ETP: 1, VPP: 1, ZeRO: 1, SP: true, Recompute: Selective, MicroBatch: 1},
+		{TP: 1, PP: 4, CP: 2, DP: 8, EP: 1, ETP: 1, VPP: 3, ZeRO: 3, Recompute: Full, MicroBatch: 2, Schedule: GPipe},
+		{TP: 8, PP: 16, CP: 16, DP: 8, EP: 1, ETP: 1, VPP: 1, FirstStageLayers: 7, LastStageLayers: 7, MicroBatch: 1},
+		{TP: 2, PP: 8, CP: 1, DP: 16, EP: 8, ETP: 2, VPP: 1, ZeRO: 1, SP: true, MicroBatch: 1},
 	}
 	for _, p := range plans {
 		got, err := ParsePlan(p.String(), Plan{})
@@ -22,6 +23,9 @@ func TestPlanStringRoundTrip(t *testing.T) {
 	}
 	if s := plans[0].String(); s != "tp8-pp16-cp1-dp128-zero1-sp-selective-mb1" {
 		t.Errorf("plan string %q", s)
+	}
+	if s := plans[3].String(); s != "tp2-pp8-cp1-dp16-ep8-etp2-zero1-sp-none-mb1" {
+		t.Errorf("expert-parallel plan string %q", s)
 	}
 }
 

@@ -94,6 +94,24 @@ type placement struct {
 	// shard is the data x context group that reduces gradients and
 	// shards ZeRO states (Plan.ShardDegree).
 	shard group
+	// etp, ep and edp are the expert layers' groups (expertGroups).
+	etp, ep, edp group
+}
+
+// expertGroups places the expert layers' etp x ep x edp regrouping of a
+// stage's tp x cp x dp ranks in Megatron-Core's expert order, etp
+// innermost, then ep, then edp (parallel_state.py, expert rank
+// generator "tp-ep-dp-pp" with tp = etp): a group of stride s holds
+// min(size, gpusPerNode/s) ranks of a node when s < gpusPerNode, else 1.
+func (pl *placement) expertGroups(p Plan, gpusPerNode int) {
+	etp, ep := max(p.ETP, 1), max(p.EP, 1)
+	at := func(size, stride int) group {
+		if stride >= gpusPerNode {
+			return group{size: size, local: 1}
+		}
+		return group{size: size, local: min(size, max(gpusPerNode/stride, 1))}
+	}
+	pl.etp, pl.ep, pl.edp = at(etp, 1), at(ep, etp), at(p.ExpertDP(), etp*ep)
 }
 
 // place lays the plan's dimensions over ranks in order and counts, for
@@ -115,6 +133,8 @@ func place(p Plan, order [numDims]parDim, gpusPerNode int) placement {
 	}
 	g := func(d parDim) group { return group{size: size[d], local: local[d]} }
 	shardLocal := min(local[dimDP]*local[dimCP], gpusPerNode)
-	return placement{tp: g(dimTP), cp: g(dimCP), dp: g(dimDP), pp: g(dimPP),
+	pl := placement{tp: g(dimTP), cp: g(dimCP), dp: g(dimDP), pp: g(dimPP),
 		shard: group{size: p.DP * p.CP, local: shardLocal}}
+	pl.expertGroups(p, gpusPerNode)
+	return pl
 }

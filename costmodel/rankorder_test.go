@@ -27,8 +27,32 @@ func TestPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := Plan{TP: tt.tp, CP: tt.cp, DP: tt.dp, PP: tt.pp}
-		if got := place(p, order, tt.perNode); got != tt.want {
+		got := place(p, order, tt.perNode)
+		got.etp, got.ep, got.edp = group{}, group{}, group{}
+		if got != tt.want {
 			t.Errorf("%+v on %d-GPU nodes: %+v, want %+v", p, tt.perNode, got, tt.want)
+		}
+	}
+}
+
+// TestPlaceExperts: the expert groups in Megatron-Core's expert order
+// etp-ep-edp. DeepSeek-V3's ep 64 on 8-GPU nodes spans 8 nodes
+// (arXiv:2412.19437, sec. 3.2.1: "64-way Expert Parallelism spanning 8
+// nodes"); ep 8 stays in one node; etp 2 halves the ep ranks per node.
+func TestPlaceExperts(t *testing.T) {
+	order, _ := DefaultRankOrder.dims()
+	tests := []struct {
+		p            Plan
+		etp, ep, edp group
+	}{
+		{Plan{TP: 1, CP: 1, DP: 128, PP: 16, EP: 64, ETP: 1}, group{1, 1}, group{64, 8}, group{2, 1}},
+		{Plan{TP: 1, CP: 1, DP: 64, PP: 1, EP: 8, ETP: 1}, group{1, 1}, group{8, 8}, group{8, 1}},
+		{Plan{TP: 2, CP: 1, DP: 32, PP: 1, EP: 8, ETP: 2}, group{2, 2}, group{8, 4}, group{4, 1}},
+	}
+	for _, tt := range tests {
+		got := place(tt.p, order, 8)
+		if got.etp != tt.etp || got.ep != tt.ep || got.edp != tt.edp {
+			t.Errorf("%s: etp %+v ep %+v edp %+v, want %+v %+v %+v", tt.p, got.etp, got.ep, got.edp, tt.etp, tt.ep, tt.edp)
 		}
 	}
 }

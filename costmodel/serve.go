@@ -171,7 +171,7 @@ type servingStage struct {
 
 // serveStage describes stage st of layout (the plan after balanceLayers).
 func serveStage(m *Model, s ServePlan, layout Plan, st int) servingStage {
-	layers, moe := layout.stageLayers(m.Layers, m.Layers-m.MoELayers(), st)
+	layers, moe := layout.stageLayers(m.kinds(), st)
 	g := servingStage{index: st, layers: layers, moe: moe, first: st == 0, last: st == s.PP-1,
 		params:  m.layersParams(s.TP, layers-moe, moe),
 		sliding: int(math.Round(float64(m.SlidingLayers) * float64(layers) / float64(m.Layers)))}

@@ -158,27 +158,49 @@ func (p Plan) chunkRange(layers, c, k int) (lo, hi int) {
 	return lo, lo + c
 }
 
+// layerKinds says which of a model's layers are mixture-of-experts
+// layers: after the first dense ones, every step-th (layers step-1,
+// 2*step-1, ... from the start, as Llama 4's interleave_moe_layer_step
+// and Qwen2-MoE's decoder_sparse_step place them; step 0 or 1: all).
+type layerKinds struct{ layers, dense, step int }
+
+// kinds is m's layer composition.
+func (m *Model) kinds() layerKinds {
+	if m.MoE == nil {
+		return layerKinds{layers: m.Layers, dense: m.Layers, step: 1}
+	}
+	return layerKinds{layers: m.Layers, dense: m.MoE.DenseLayers, step: max(m.MoE.Step, 1)}
+}
+
+// moe counts the MoE layers among layers [lo, hi): the indices i >= dense
+// with (i+1) divisible by step, hi/step - a/step for a = max(lo, dense)
+// (hi - a at step 1).
+func (k layerKinds) moe(lo, hi int) int {
+	a := max(lo, min(hi, k.dense))
+	s := max(k.step, 1)
+	return hi/s - a/s
+}
+
 // stageLayers counts the layers pipeline rank r holds in all its chunks,
-// and how many of them are mixture-of-experts layers (MoE layers follow
-// the first `dense` dense layers).
-func (p Plan) stageLayers(layers, dense, r int) (n, moe int) {
-	c := p.middleChunk(layers)
-	for k := r; k < p.PP*p.VPP; k += p.PP {
-		lo, hi := p.chunkRange(layers, c, k)
+// and how many of them are mixture-of-experts layers (layerKinds).
+func (p Plan) stageLayers(k layerKinds, r int) (n, moe int) {
+	c := p.middleChunk(k.layers)
+	for j := r; j < p.PP*p.VPP; j += p.PP {
+		lo, hi := p.chunkRange(k.layers, c, j)
 		n += hi - lo
-		moe += hi - max(lo, min(hi, dense))
+		moe += k.moe(lo, hi)
 	}
 	return n, moe
 }
 
 // sameChunks reports whether ranks a and b hold chunks of the same
 // composition, chunk by chunk: as many layers, as many of them MoE.
-func (p Plan) sameChunks(layers, dense, a, b int) bool {
-	c := p.middleChunk(layers)
+func (p Plan) sameChunks(k layerKinds, a, b int) bool {
+	c := p.middleChunk(k.layers)
 	for j := range p.VPP {
-		la, ha := p.chunkRange(layers, c, a+j*p.PP)
-		lb, hb := p.chunkRange(layers, c, b+j*p.PP)
-		if ha-la != hb-lb || ha-max(la, min(ha, dense)) != hb-max(lb, min(hb, dense)) {
+		la, ha := p.chunkRange(k.layers, c, a+j*p.PP)
+		lb, hb := p.chunkRange(k.layers, c, b+j*p.PP)
+		if ha-la != hb-lb || k.moe(la, ha) != k.moe(lb, hb) {
 			return false
 		}
 	}

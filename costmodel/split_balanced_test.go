@@ -21,7 +21,7 @@ func TestDefaultSplitAnyPP(t *testing.T) {
 				}
 				sum := 0
 				for r := range pp {
-					n, _ := p.stageLayers(layers, 0, r)
+					n, _ := p.stageLayers(layerKinds{layers: layers, dense: layers, step: 1}, r)
 					sum += n
 				}
 				if sum != layers {

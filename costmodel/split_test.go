@@ -107,7 +107,7 @@ func TestLlama405BInterleaved(t *testing.T) {
 			t.Errorf("v %d: last chunk [%d, %d), want %d layers", c.v, lo, hi, c.end)
 		}
 		for r := range 16 {
-			if n, _ := p.stageLayers(126, 126, r); n != 8-boolIndex(r == 0 || r == 15) {
+			if n, _ := p.stageLayers(layerKinds{layers: 126, dense: 126}, r); n != 8-boolIndex(r == 0 || r == 15) {
 				t.Errorf("v %d: rank %d holds %d layers", c.v, r, n)
 			}
 		}
@@ -172,10 +172,10 @@ func FuzzSplit(f *testing.F) {
 		if next != layers {
 			t.Fatalf("%d layers, %s: chunks end at %d", layers, p, next)
 		}
-		if n, _ := p.stageLayers(layers, layers, 0); p.uneven() && n != p.FirstStageLayers {
+		if n, _ := p.stageLayers(layerKinds{layers: layers, dense: layers}, 0); p.uneven() && n != p.FirstStageLayers {
 			t.Fatalf("%s: rank 0 holds %d layers", p, n)
 		}
-		if n, _ := p.stageLayers(layers, layers, pp-1); p.uneven() && n != p.LastStageLayers {
+		if n, _ := p.stageLayers(layerKinds{layers: layers, dense: layers}, pp-1); p.uneven() && n != p.LastStageLayers {
 			t.Fatalf("%s: rank %d holds %d layers", p, pp-1, n)
 		}
 		if q, err := ParsePlan(p.String(), p); err != nil || q != p {

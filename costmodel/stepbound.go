@@ -5,12 +5,12 @@ import "github.com/gpu-planner/planner/hardware"
 // MicroBatchWork is the time one micro-batch spends in every layer on
 // one GPU of each stage, summed over the stages, exactly as stepTime
 // costs it: the kernels of every layer (forward, backward and what the
-// recompute policy repeats) with the exposed tensor- and context-parallel
-// collectives of each layer, and the kernels of the embedding and output
+// recompute policy repeats) with the exposed tensor-, context- and
+// expert-parallel collectives of each layer, and the kernels of the embedding and output
 // layer. It leaves out the pipeline, data-parallel and end-layer
 // collectives. It depends on the plan's tp, cp, sequence parallelism,
-// micro-batch and recompute and, through the placement of the tp and cp
-// groups, on pp and dp; not on vpp, the layer split or ZeRO, so a search
+// micro-batch, recompute, ep and etp and, through the placement of the
+// tp and cp groups, on pp and dp; not on vpp, the layer split or ZeRO, so a search
 // can compute it once for many plans.
 func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 	in := e.newStepInput(p)
@@ -18,7 +18,8 @@ func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 	moe := e.m.MoELayers()
 	w := float64(e.m.Layers-moe) * (layerWork(p, in.dense) + comm)
 	if moe > 0 {
-		w += float64(moe) * (layerWork(p, in.moe) + comm)
+		ep := in.ep.fwd + in.ep.bwd + in.ep.rec
+		w += float64(moe) * (layerWork(p, in.moe) + comm + ep)
 	}
 	w += in.first.fwd.total() + in.first.bwd.total() + in.last.fwd.total() + in.last.bwd.total()
 	return hardware.Seconds(w)

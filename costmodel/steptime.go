@@ -26,6 +26,7 @@ type StepTime struct {
 	ExposedPP       hardware.Seconds `json:"exposed_pp_s"`
 	ExposedDPGrads  hardware.Seconds `json:"exposed_dp_grads_s"`
 	ExposedDPParams hardware.Seconds `json:"exposed_dp_params_s"`
+	ExposedEP       hardware.Seconds `json:"exposed_ep_s,omitempty"`
 	// Optimizer is the memory-bound optimizer update.
 	Optimizer hardware.Seconds `json:"optimizer_s"`
 	// Offload is the part of the host transfers and the CPU optimizer
@@ -45,7 +46,7 @@ type StepTime struct {
 
 // exposed sums the exposed communication of every kind.
 func (s StepTime) exposed() hardware.Seconds {
-	return s.ExposedTP + s.ExposedCP + s.ExposedPP + s.ExposedDPGrads + s.ExposedDPParams
+	return s.ExposedTP + s.ExposedCP + s.ExposedPP + s.ExposedDPGrads + s.ExposedDPParams + s.ExposedEP
 }
 
 // stepInput is what every stage of a plan shares.
@@ -60,6 +61,7 @@ type stepInput struct {
 	m, v        float64 // micro-batches per step, virtual stages in the bubble
 	act         float64 // activation message of one micro-batch: tokens x h x e
 	tp, cp      layerComm
+	ep          epLayer
 }
 
 // layerComm is one layer's tensor- or context-parallel collectives for one
@@ -120,6 +122,7 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in := stepInput{p: p, r: e.rates(p), sh: newLayerShape(e.m, p),
 		pl: place(p, e.order, e.c.GPUsPerNode), sb: BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32),
 		m: float64(p.MicroBatches()), v: 1}
+	in.sh.setExperts(e.m, p, e.a.expertRowFactor())
 	if p.Interleaved() {
 		in.v = float64(p.VPP)
 	}
@@ -131,6 +134,7 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in.act = in.sh.tokens * float64(e.m.Hidden) * in.r.e
 	in.tp = e.tpLayerComm(&in)
 	in.cp = e.cpLayerComm(&in)
+	in.ep = e.epLayerComm(&in)
 	return in
 }
 
@@ -190,7 +194,7 @@ func (e *Evaluator) stepTime(p Plan, set *commSet) stepResult {
 	prevLayers, prevMoE := -1, -1
 	for r := range p.PP {
 		// Middle stages with the same layers cost the same: reuse.
-		layers, moe := p.stageLayers(e.m.Layers, e.m.Layers-e.m.MoELayers(), r)
+		layers, moe := p.stageLayers(e.m.kinds(), r)
 		st := prev
 		if r <= 1 || r == p.PP-1 || layers != prevLayers || moe != prevMoE {
 			st = e.stage(&in, r, nil)
@@ -236,10 +240,10 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		Bubble:             hardware.Seconds(bubble),
 		ExposedTP:          hardware.Seconds(exp[CommTP]), ExposedCP: hardware.Seconds(exp[CommCP]),
 		ExposedPP: hardware.Seconds(exp[CommPP]), ExposedDPGrads: hardware.Seconds(exp[CommDPGrads]),
-		ExposedDPParams: hardware.Seconds(exp[CommDPParams]),
-		Optimizer:       hardware.Seconds(st.optimizer),
-		Offload:         hardware.Seconds(st.offload),
-		Stage:           r, MicroBatches: int(m),
+		ExposedDPParams: hardware.Seconds(exp[CommDPParams]), ExposedEP: hardware.Seconds(exp[CommEP]),
+		Optimizer: hardware.Seconds(st.optimizer),
+		Offload:   hardware.Seconds(st.offload),
+		Stage:     r, MicroBatches: int(m),
 	}
 	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload
 	rec := 0.0
@@ -257,7 +261,7 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 // stage costs pipeline stage r and records its collectives into set.
 func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	p, m := in.p, e.m
-	layers, moe := p.stageLayers(m.Layers, m.Layers-m.MoELayers(), r)
+	layers, moe := p.stageLayers(m.kinds(), r)
 	dense := float64(layers - moe)
 	var st stageTime
 	st.fwd.add(in.dense.fwd, dense)
@@ -282,9 +286,14 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	e.tpComm(in, &st, set, r, float64(layers))
 	e.cpComm(in, &st, set, float64(layers))
 	e.ppComm(in, &st, set, r)
+	e.epComm(in, &st, set, float64(moe))
 	ps := e.splitParams(p, r, layers, moe)
 	e.dpComm(in, &st, set, ps, float64(layers))
-	st.optimizer = e.optimizerTime(in, ps.trained)
+	e.expertDPComm(in, &st, set, moe, float64(layers))
+	st.optimizer = e.optimizerTime(in, ps.trained, p.ShardDegree())
+	if moe > 0 {
+		st.optimizer += e.optimizerTime(in, e.expertStageParams(p, moe), p.ExpertDP())
+	}
 	if p.Offload != NoOffload {
 		st.optimizer = 0
 		st.offload = e.offloadTime(in, &st, ps, float64(layers))
@@ -309,11 +318,13 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 //     write the weight);
 //   - zero the gradient buffers (write g per held gradient).
 //
-// The optimizer passes run over the ZeRO shard (ZeRO >= 1); the zeroing
-// over the gradients the rank holds (all of them below ZeRO-2).
-func (e *Evaluator) optimizerTime(in *stepInput, params float64) float64 {
+// The optimizer passes run over the ZeRO shard (ZeRO >= 1) of the
+// params over shardDegree ranks (dp x cp, or the expert data parallel
+// group for the routed experts); the zeroing over the gradients the rank
+// holds (all of them below ZeRO-2).
+func (e *Evaluator) optimizerTime(in *stepInput, params float64, shardDegree int) float64 {
 	p, sb := in.p, in.sb
-	shard := float64(p.ShardDegree())
+	shard := float64(shardDegree)
 	opt, grads := params, params
 	if p.ZeRO >= 1 {
 		opt = params / shard

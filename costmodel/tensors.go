@@ -24,6 +24,13 @@ const (
 	// kvSplit: key and value heads, split t ways until each rank holds
 	// one head, then replicated.
 	kvSplit
+	// expertRows: the tokens dispatched to a GPU's experts, t x k x
+	// etp/tp rows of width h (actShape.setExperts).
+	expertRows
+	// expertCols: the experts' MLP intermediates, those rows of width
+	// fe/etp: a 1/tp share of the tokens x k x fe (times the busiest
+	// expert's load factor).
+	expertCols
 )
 
 // elemKind is the storage of one element of a saved tensor.
@@ -160,19 +167,28 @@ func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
 	}
 }
 
-// moeTensors are a mixture-of-experts MLP with every expert on every
-// rank: router logits (fp32), each token's TopK copies dispatched to the
-// experts (the token all-gather of Megatron's dispatcher leaves them
-// unsplit), the experts' MLP tensors, the expert outputs kept for the
-// weighted combine, and the shared experts.
+// moeTensors are a mixture-of-experts MLP as Megatron-Core's MoELayer
+// saves it (megatron/core/transformer/moe: router, token dispatcher,
+// grouped MLP): the fp32 router logits, the permutation's index map
+// (int32 per token and choice), the tokens dispatched to this GPU's
+// experts (tokens x top-k x etp/tp rows, dropless, or capacity factor x
+// that), the experts' MLP tensors over those rows at width fe/etp, the
+// expert outputs kept for the weighted combine, and the shared experts.
+// With etp = tp and no expert parallelism the dispatched tokens are the
+// whole tp group's top-k copies, unsplit, and the intermediates a 1/tp
+// share, as before expert parallelism.
 func moeTensors(m *Model) []tensorSpec {
 	e := m.MoE
 	h, k := float64(m.Hidden), float64(e.TopK)
 	ts := []tensorSpec{
 		{name: "router logits", block: "mlp", width: float64(e.Experts), widthSym: "E", elem: elemFP32, split: seqSplit},
-		{name: "expert inputs (top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: replicated, feeds: TargetGate | TargetUp},
+		{name: "token permutation index map (int32)", block: "mlp", width: k, widthSym: "k", elem: elemFP32, split: seqSplit},
+		{name: "dispatched tokens (expert inputs, top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: expertRows, feeds: TargetGate | TargetUp},
 	}
-	ts = append(ts, mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert")...)
+	for _, t := range mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert") {
+		t.split = expertCols
+		ts = append(ts, t)
+	}
 	ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
 	if e.Shared > 0 {
 		ts = append(ts, mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert")...)

@@ -20,10 +20,14 @@ const (
 	// CommDPParams is ZeRO's weight all-gathers: after the step for
 	// ZeRO-1/2, before each forward and backward for ZeRO-3 (FSDP).
 	CommDPParams
+	// CommEP is expert parallelism: the token dispatch and combine
+	// all-to-alls of every MoE layer (and, with etp > 1, the expert
+	// tensor-parallel gathers around them).
+	CommEP
 	numCommKinds
 )
 
-var commKindNames = enumNames{"tp", "cp", "pp", "dp-grads", "dp-params"}
+var commKindNames = enumNames{"tp", "cp", "pp", "dp-grads", "dp-params", "ep"}
 
 func (k CommKind) String() string               { return commKindNames.name(int(k)) }
 func (k CommKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
@@ -67,8 +71,8 @@ type commItem struct {
 }
 
 // maxCommItems bounds the collectives of one step (fewer than 20 kinds
-// of lines exist).
-const maxCommItems = 24
+// of lines exist for the dense layers, a dozen more for the experts).
+const maxCommItems = 40
 
 // commSet collects the collectives of one stage without allocating. A
 // nil *commSet records nothing, so the numbers and the itemized lines

@@ -141,9 +141,12 @@ func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
 			Formula: sharded(perParam(sb.Master)+" x P_gpu", p.ZeRO, 1, n), Source: srcMixed},
 		{Name: "optimizer: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.Moments,
 			Formula: sharded(perParam(sb.Moments)+" x P_gpu", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
+	}
+	lines = append(lines, e.expertStateLines(p, s, sb)...)
+	lines = append(lines, []Line{
 		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
 			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
-	}
+	}...)
 	if rc := p.Precision.Recipe(); rc.WeightCopyBytes > 0 {
 		lines = append(lines, Line{Name: p.Precision.String() + " weight copies and scales", Group: GroupStates,
 			Bytes: s.LowPrecisionWeights, Formula: sharded(perParam(rc.WeightCopyBytes)+" x layer params/GPU", p.ZeRO, 3, n), Source: rc.Source})
@@ -196,9 +199,9 @@ func optimizerSource(o Optimizer) string {
 }
 
 func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
-	perLayer := 0.0
+	perLayer, layerActs := 0.0, s.LayerActivations-s.MoEActivations
 	if s.Layers > 0 && s.InFlight > 0 {
-		perLayer = float64(s.LayerActivations) / s.InFlight / float64(s.Layers)
+		perLayer = float64(layerActs) / s.InFlight / float64(s.Layers)
 	}
 	mbs := p.MicroBatches()
 	emb, out := p.embeddingInFlight(mbs), p.outputInFlight(mbs)
@@ -210,14 +213,15 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 	}
 	return []Line{
 		{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
-			Group: GroupActivations, Bytes: s.LayerActivations,
-			Formula: fmt.Sprintf("%d layers x %.3g micro-batches in flight (%s) x %v per layer (s=%d/cp, b=%d)",
-				s.Layers, s.InFlight, scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
+			Group: GroupActivations, Bytes: layerActs,
+			Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
+				s.Layers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
 			Source: srcActs + "; " + srcPipe},
+		e.moeActivationLine(p, s),
 		{Name: "activations: embedding dropout mask", Group: GroupActivations, Bytes: s.EmbeddingActs,
-			Formula: fmt.Sprintf("1 B x s x b x h%s x %.3g micro-batches", spDiv(p), emb), Source: srcActs},
+			Formula: fmt.Sprintf("1 B x s x b x h%s x %s", spDiv(p), microBatches(emb)), Source: srcActs},
 		{Name: "activations: output layer and fp32 logits", Group: GroupActivations, Bytes: s.OutputActs,
-			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %.3g micro-batches", spDiv(p), out),
+			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %s", spDiv(p), microBatches(out)),
 			Source:  srcOutputAct},
 		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
 			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},
@@ -258,8 +262,7 @@ func (e *Evaluator) overheadLines(p Plan, s StageMemory) []Line {
 func (e *Evaluator) notes(p Plan) []string {
 	var out []string
 	if e.m.MoE != nil {
-		out = append(out, fmt.Sprintf("%d experts per MoE layer are counted as replicated on every data-parallel rank (no expert parallelism); total %s params, %s active per token",
-			e.m.MoE.Experts, FormatCount(e.m.Params().Total), FormatCount(e.m.Params().Active)))
+		out = append(out, e.moeNote(p))
 	}
 	if p.Seq > e.m.MaxSeq {
 		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))
@@ -269,4 +272,13 @@ func (e *Evaluator) notes(p Plan) []string {
 		out = append(out, fmt.Sprintf("tp=%d spans more than one %d-GPU node: its all-reduces cross the network", p.TP, e.c.GPUsPerNode))
 	}
 	return out
+}
+
+// microBatches writes a count of micro-batches, "1 micro-batch" or
+// "2.5 micro-batches".
+func microBatches(n float64) string {
+	if n == 1 {
+		return "1 micro-batch"
+	}
+	return fmt.Sprintf("%.3g micro-batches", n)
 }

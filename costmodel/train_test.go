@@ -75,8 +75,8 @@ func TestEstimateDeterministicJSON(t *testing.T) {
 	if !bytes.Contains(out[0], []byte(`"total_bytes":`)) || bytes.Contains(out[0], []byte(`e+`)) {
 		t.Errorf("JSON should carry integer bytes: %.300s", out[0])
 	}
-	if !bytes.Contains(out[0], []byte("counted as replicated")) {
-		t.Error("MoE estimate lacks the replicated-experts note")
+	if !bytes.Contains(out[0], []byte("routed experts per MoE layer (top-2) over ep=1")) {
+		t.Error("MoE estimate lacks the expert-layout note")
 	}
 }
 

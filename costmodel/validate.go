@@ -27,6 +27,7 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if p.TP == 1 {
 		p.SP = false
 	}
+	p.EP, p.ETP = max(p.EP, 1), max(p.ETP, 1)
 	if err := p.checkRanges(); err != nil {
 		return p, err
 	}
@@ -46,6 +47,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.checkBatch(); err != nil {
 		return p, err
 	}
+	if err := p.checkExperts(m); err != nil {
+		return p, err
+	}
 	if p.VPP > 1 && p.PP == 1 {
 		return p, fmt.Errorf("costmodel: vpp=%d needs pp > 1", p.VPP)
 	}
@@ -60,7 +64,7 @@ func (p Plan) checkRanges() error {
 		name   string
 		v, max int
 	}{{"tp", p.TP, hardware.MaxGPUs}, {"pp", p.PP, hardware.MaxGPUs}, {"cp", p.CP, hardware.MaxGPUs},
-		{"dp", p.DP, hardware.MaxGPUs}, {"vpp", p.VPP, 1 << 10}, {"mbs", p.MicroBatch, maxMicroBatch},
+		{"dp", p.DP, hardware.MaxGPUs}, {"ep", p.EP, hardware.MaxGPUs}, {"etp", p.ETP, hardware.MaxGPUs}, {"vpp", p.VPP, 1 << 10}, {"mbs", p.MicroBatch, maxMicroBatch},
 		{"gbs", p.GlobalBatch, maxGlobalBatch}, {"seq", p.Seq, maxSeq}} {
 		if d.v < 1 || d.v > d.max {
 			return fmt.Errorf("costmodel: %s=%d is not in [1, %d]", d.name, d.v, d.max)

@@ -35,6 +35,7 @@ var stepParts = []stepPart{
 	{"exposed pp", color.RGBA{R: 0x93, G: 0x78, B: 0x60, A: 0xff}, func(s costmodel.StepTime) hardware.Seconds { return s.ExposedPP }},
 	{"exposed dp gradients", color.RGBA{R: 0xc4, G: 0x4e, B: 0x52, A: 0xff}, func(s costmodel.StepTime) hardware.Seconds { return s.ExposedDPGrads }},
 	{"exposed dp weights", color.RGBA{R: 0xda, G: 0x8b, B: 0xc3, A: 0xff}, func(s costmodel.StepTime) hardware.Seconds { return s.ExposedDPParams }},
+	{"exposed ep all-to-all", color.RGBA{R: 0x8c, G: 0x61, B: 0x9e, A: 0xff}, func(s costmodel.StepTime) hardware.Seconds { return s.ExposedEP }},
 	{"optimizer", color.RGBA{R: 0x55, G: 0xa8, B: 0x68, A: 0xff}, func(s costmodel.StepTime) hardware.Seconds { return s.Optimizer }},
 }
 

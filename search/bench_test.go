@@ -15,9 +15,15 @@ import (
 // and ranking). "full" computes every candidate; "bounded" skips those
 // whose speed bound cannot reach the ten best of their layout, as the
 // search does. allocs/op is the allocation per evaluated plan.
-func BenchmarkEvaluate(b *testing.B) {
-	m := model(b, "llama3-405b")
-	c, err := clusterFor(gpu(b, "h100-sxm"), 128, 8)
+func BenchmarkEvaluate(b *testing.B) { benchEvaluate(b, "llama3-405b", 128) }
+
+// BenchmarkEvaluateMoE is the hot loop on DeepSeek-V3's candidates on
+// 256 H100s, expert parallel degrees included.
+func BenchmarkEvaluateMoE(b *testing.B) { benchEvaluate(b, "deepseek-v3", 256) }
+
+func benchEvaluate(b *testing.B, name string, gpus int) {
+	m := model(b, name)
+	c, err := clusterFor(gpu(b, "h100-sxm"), gpus, 8)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -26,8 +32,11 @@ func BenchmarkEvaluate(b *testing.B) {
 		b.Fatal(err)
 	}
 	var plans []costmodel.Plan
-	for p := range cs.space.Candidates(m, pretraining, 128, &Counts{}) {
+	for p := range cs.space.Candidates(m, pretraining, gpus, &Counts{}) {
 		plans = append(plans, p)
+	}
+	sameLayout := func(p, q costmodel.Plan) bool {
+		return p.TP == q.TP && p.CP == q.CP && p.PP == q.PP && p.EP == q.EP && p.ETP == q.ETP
 	}
 	for _, bounded := range []bool{false, true} {
 		name := map[bool]string{false: "full", true: "bounded"}[bounded]
@@ -39,7 +48,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				p := plans[i%len(plans)]
-				if i == 0 || p.TP != plans[(i-1)%len(plans)].TP || p.CP != plans[(i-1)%len(plans)].CP || p.PP != plans[(i-1)%len(plans)].PP {
+				if i == 0 || !sameLayout(p, plans[(i-1)%len(plans)]) {
 					dom.reset(p)
 					speed.reset()
 				}
@@ -52,8 +61,10 @@ func BenchmarkEvaluate(b *testing.B) {
 }
 
 // benchSearch runs one search per op and reports its candidates.
-func benchSearch(b *testing.B, o Options) {
-	m := model(b, "llama3-405b")
+func benchSearch(b *testing.B, o Options) { benchSearchOf(b, "llama3-405b", o) }
+
+func benchSearchOf(b *testing.B, name string, o Options) {
+	m := model(b, name)
 	g := gpu(b, "h100-sxm")
 	var r *Result
 	b.ReportAllocs()
@@ -83,4 +94,16 @@ func BenchmarkFewest(b *testing.B) {
 // of every whole-node count up to 16,384 H100s.
 func BenchmarkFrontier(b *testing.B) {
 	benchSearch(b, Options{Job: pretraining, Objective: FewestGPUs, Frontier: true, MaxGPUs: 16384})
+}
+
+// BenchmarkMoEHeadline is `planner search --model deepseek-v3 --gpus 256`
+// without the printing.
+func BenchmarkMoEHeadline(b *testing.B) {
+	benchSearchOf(b, "deepseek-v3", Options{Job: pretraining, GPUs: 256})
+}
+
+// BenchmarkMoEFewest is `planner search --model qwen3-235b-a22b --gpu
+// h100`: the fewest whole nodes.
+func BenchmarkMoEFewest(b *testing.B) {
+	benchSearchOf(b, "qwen3-235b-a22b", Options{Job: pretraining, Objective: FewestGPUs})
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Every point of the grid is accounted for exactly once: the iterators
-// below walk the axes in the order tp, cp, pp, vpp, mid-extra, end-shift, ZeRO,
+// below walk the axes in the order tp, cp, pp, ep, etp, vpp, mid-extra, end-shift, ZeRO,
 // recompute, SP, micro-batch, and a point that fails a check is counted
 // under the first reason that rejects it; when a check rejects a value of
 // an outer axis, every grid point below it is counted at once (Space's
@@ -45,17 +45,26 @@ func (s Space) splits(m *costmodel.Model, job Job, gpus int, c *Counts) iter.Seq
 					}
 					p := job.base()
 					p.TP, p.CP, p.PP, p.DP = tp, cp, pp, gpus/(tp*cp*pp)
-					for _, vpp := range s.VPP {
-						for _, extra := range s.MidExtra {
-							for _, shift := range s.EndShift {
-								first, last, r := layerSplit(m.Layers, pp, vpp, extra, shift)
-								if r != noReason {
-									c.reject(r, n.split)
-									continue
-								}
-								p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
-								if !yield(p) {
-									return
+					for _, ep := range s.EP {
+						for _, etp := range s.ETP {
+							if !expertsSplit(m, p, ep, etp) {
+								c.reject(RejectExperts, n.ep)
+								continue
+							}
+							p.EP, p.ETP = ep, etp
+							for _, vpp := range s.VPP {
+								for _, extra := range s.MidExtra {
+									for _, shift := range s.EndShift {
+										first, last, r := layerSplit(m.Layers, pp, vpp, extra, shift)
+										if r != noReason {
+											c.reject(r, n.split)
+											continue
+										}
+										p.VPP, p.FirstStageLayers, p.LastStageLayers = vpp, first, last
+										if !yield(p) {
+											return
+										}
+									}
 								}
 							}
 						}
@@ -143,14 +152,14 @@ func (s Space) rejectVariants(layout costmodel.Plan, r Reason, c *Counts) {
 // sequence-parallel and batch checks) and the reason only, which the
 // splits and ZeRO stages of one (tp, cp, pp) share.
 type variantCounts struct {
-	key [4]int
+	key [5]int
 	c   Counts
 	ok  bool
 }
 
 // add counts the variants of layout l as rejectVariants does.
 func (v *variantCounts) add(s Space, l costmodel.Plan, r Reason, c *Counts) {
-	if k := [4]int{l.TP, l.CP, l.DP, int(r)}; !v.ok || k != v.key {
+	if k := [5]int{l.TP, l.CP, l.DP, l.EP, int(r)}; !v.ok || k != v.key {
 		v.c = Counts{}
 		s.rejectVariants(l, r, &v.c)
 		v.key, v.ok = k, true

@@ -68,7 +68,7 @@ func (cs *countSearch) run(workers, k, misses int) outcome {
 }
 
 // work evaluates the layouts (tp, cp, pp) w, w+n, w+2n, ..., each with
-// all its splits and ZeRO stages, into o. Every worker walks all splits
+// all its expert layouts, splits and ZeRO stages, into o. Every worker walks all splits
 // (enumerating them is cheap); worker 0 counts the grid points the layout
 // axes reject. It allocates nothing per plan.
 func (cs *countSearch) work(w, n int, o *outcome) {
@@ -82,11 +82,17 @@ func (cs *countSearch) work(w, n int, o *outcome) {
 	dom := newDominance(cs.m.Layers)
 	speed := newSpeedBound(cs, !cs.exhaustive, n == 1 && cs.whole, o.top.k)
 	var rejected variantCounts
+	var outer [3]int // tp, cp, pp: one worker searches every ep and etp of it
 	for g := range cs.space.splits(cs.m, cs.job, cs.gpus, layoutCounts) {
 		if group.reset(cs, g) {
-			i++
-			dom.reset(g)
-			speed.reset()
+			if o := [3]int{g.TP, g.CP, g.PP}; i < 0 || o != outer {
+				outer = o
+				i++
+				dom.reset(g)
+				speed.reset()
+			} else {
+				speed.resetWork()
+			}
 		}
 		if i%n != w {
 			continue
@@ -108,12 +114,12 @@ func (cs *countSearch) work(w, n int, o *outcome) {
 	}
 }
 
-// splitsCheck decides, for the ZeRO stages of one (tp, cp, pp, dp),
+// splitsCheck decides, for the ZeRO stages of one (tp, cp, pp, dp, ep, etp),
 // whether the model states exceed the budget whatever the layer split
 // (Evaluator.SplitLowerBound), once for all the splits a worker meets.
 type splitsCheck struct {
 	cs     *countSearch
-	layout [3]int  // tp, cp, pp
+	layout [5]int  // tp, cp, pp, ep, etp
 	known  [4]int8 // by ZeRO stage: 0 unknown, 1 over the budget, 2 within
 	// whole counts one split of a layout whose every variant fails the
 	// batch check or, for every ZeRO stage, the split-independent states
@@ -157,7 +163,7 @@ func (c *splitsCheck) wholesale(g costmodel.Plan, bounded bool, rv *variantCount
 // reset forgets the answers when split g starts another layout, and
 // reports whether it did.
 func (c *splitsCheck) reset(cs *countSearch, g costmodel.Plan) bool {
-	if l := [3]int{g.TP, g.CP, g.PP}; c.cs != cs || l != c.layout {
+	if l := [5]int{g.TP, g.CP, g.PP, g.EP, g.ETP}; c.cs != cs || l != c.layout {
 		*c = splitsCheck{cs: cs, layout: l}
 		return true
 	}

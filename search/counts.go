@@ -33,10 +33,15 @@ const (
 	// (costmodel.StepTimeLowerBound) gives fewer tokens/s than the K-th
 	// best, so neither its memory nor its step time is computed.
 	RejectSlower
+	// RejectExperts: the expert layout is invalid (costmodel's
+	// checkExperts): ep does not divide the routed experts, ep*etp does
+	// not divide tp*cp*dp, or ep > 1 with tp > 1 lacks sequence
+	// parallelism.
+	RejectExperts
 	numReasons
 )
 
-var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated", "slower"}
+var reasonKeys = [numReasons]string{"layout", "split", "duplicate", "sequence", "batch", "states", "memory", "dominated", "slower", "experts"}
 
 var reasonText = [numReasons]string{
 	"tp*pp*cp does not divide the GPU count",
@@ -48,6 +53,7 @@ var reasonText = [numReasons]string{
 	"peak stage exceeds the budget (computed, or implied by a smaller micro-batch already over)",
 	"uneven layer split no lower in memory and no faster than the balanced one",
 	"a bound on its speed (its compute alone) is below the plans ranked (memory not computed)",
+	"ep does not divide the experts, ep*etp does not divide tp*cp*dp, or ep > 1 at tp > 1 without SP",
 }
 
 // Key is the reason's short name, as JSON and CSV carry it.

@@ -20,12 +20,12 @@ type dominance struct {
 }
 
 // variantKey is what distinguishes the plans of one layout and split:
-// the plan's variant and its virtual stages (each vpp has its own
-// balanced split).
+// the plan's variant, its expert layout and its virtual stages (each vpp
+// has its own balanced split).
 type variantKey struct {
-	zero, mbs, vpp int
-	rec            costmodel.Recompute
-	sp             bool
+	zero, mbs, vpp, ep, etp int
+	rec                     costmodel.Recompute
+	sp                      bool
 }
 
 type evenResult struct {
@@ -41,7 +41,7 @@ func newDominance(layers int) *dominance {
 func (d *dominance) reset(costmodel.Plan) { clear(d.even) }
 
 func key(p costmodel.Plan) variantKey {
-	return variantKey{zero: p.ZeRO, mbs: p.MicroBatch, vpp: p.VPP, rec: p.Recompute, sp: p.SP}
+	return variantKey{zero: p.ZeRO, mbs: p.MicroBatch, vpp: p.VPP, ep: p.EP, etp: p.ETP, rec: p.Recompute, sp: p.SP}
 }
 
 // balanced reports whether p has the balanced split of its layout and

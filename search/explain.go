@@ -57,6 +57,7 @@ var stepParts = []struct {
 	{"exposed pp communication", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedPP }},
 	{"exposed dp gradient reduction", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPGrads }},
 	{"exposed dp weight gathers", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedDPParams }},
+	{"exposed ep all-to-all", func(s *costmodel.StepTime) hardware.Seconds { return s.ExposedEP }},
 	{"optimizer step", func(s *costmodel.StepTime) hardware.Seconds { return s.Optimizer }},
 }
 
@@ -148,7 +149,7 @@ func planDiff(a, b costmodel.Plan) string {
 		x, y int
 	}{{"tp", a.TP, b.TP}, {"pp", a.PP, b.PP}, {"vpp", a.VPP, b.VPP}, {"first stage layers", a.FirstStageLayers, b.FirstStageLayers},
 		{"last stage layers", a.LastStageLayers, b.LastStageLayers}, {"cp", a.CP, b.CP}, {"dp", a.DP, b.DP},
-		{"zero", a.ZeRO, b.ZeRO}, {"mbs", a.MicroBatch, b.MicroBatch}}
+		{"ep", a.EP, b.EP}, {"etp", a.ETP, b.ETP}, {"zero", a.ZeRO, b.ZeRO}, {"mbs", a.MicroBatch, b.MicroBatch}}
 	for _, f := range ints {
 		if f.x != f.y {
 			d = append(d, fmt.Sprintf("%s %d vs %d", f.name, f.x, f.y))

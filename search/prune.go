@@ -64,6 +64,8 @@ func layerSplit(layers, pp, vpp, extra, shift int) (first, last int, r Reason) {
 // unless "off" is not on the axis, the case i == 0.
 func seqParallel(p costmodel.Plan, on bool, i int) (bool, Reason) {
 	switch {
+	case !on && p.EP > 1 && p.TP > 1:
+		return false, RejectExperts
 	case !on:
 		return false, noReason
 	case p.TP == 1 && i > 0:
@@ -81,4 +83,14 @@ func seqParallel(p costmodel.Plan, on bool, i int) (bool, Reason) {
 // accumulation.
 func batchDivides(gbs, dp, mbs int) bool {
 	return gbs%(dp*mbs) == 0
+}
+
+// expertsSplit reports whether ep and etp lay out m's experts over
+// layout p (costmodel's checkExperts): a dense model takes 1 and 1; ep
+// divides the routed experts and ep*etp divides tp*cp*dp.
+func expertsSplit(m *costmodel.Model, p costmodel.Plan, ep, etp int) bool {
+	if m.MoE == nil {
+		return ep == 1 && etp == 1
+	}
+	return m.MoE.Experts%ep == 0 && (p.TP*p.CP*p.DP)%(ep*etp) == 0
 }

@@ -182,6 +182,9 @@ func Search(m *costmodel.Model, g hardware.GPU, gpusPerNode int, a costmodel.Ass
 	if len(r.Plans) > 1 {
 		r.Why = Why(r.Plans[0], r.Plans[1])
 	}
+	if len(r.Plans) > 0 && m.MoE != nil {
+		r.Why = append(r.Why, ExpertLayout(r.Plans[0], m, gpusPerNode))
+	}
 	return r, nil
 }
 
@@ -226,7 +229,7 @@ func validate(m *costmodel.Model, g hardware.GPU, perNode int, a costmodel.Assum
 
 // validateSet validates the axes the restriction sets.
 func (s Space) validateSet(m *costmodel.Model, job Job) error {
-	full := Space{TP: []int{1}, PP: []int{1}, VPP: []int{1}, CP: []int{1}, MidExtra: []int{0}, EndShift: []int{0}, ZeRO: []int{0},
+	full := Space{TP: []int{1}, PP: []int{1}, VPP: []int{1}, CP: []int{1}, EP: []int{1}, ETP: []int{1}, MidExtra: []int{0}, EndShift: []int{0}, ZeRO: []int{0},
 		Recompute: []costmodel.Recompute{costmodel.NoRecompute}, SP: []bool{false}, MicroBatch: []int{1}}
 	return full.Restrict(s).Validate(m, job)
 }

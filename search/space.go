@@ -32,7 +32,7 @@ type Job struct {
 // base is a plan that carries the job settings and no layout yet.
 func (j Job) base() costmodel.Plan {
 	return costmodel.Plan{Seq: j.Seq, GlobalBatch: j.GlobalBatch, Precision: j.Precision,
-		Optimizer: j.Optimizer, Attention: j.Attention, Schedule: j.Schedule, VPP: 1,
+		Optimizer: j.Optimizer, Attention: j.Attention, Schedule: j.Schedule, VPP: 1, EP: 1, ETP: 1,
 		Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload}
 }
 
@@ -43,6 +43,9 @@ func (j Job) base() costmodel.Plan {
 // pins it.
 type Space struct {
 	TP, PP, VPP, CP []int
+	// EP and ETP are the expert and expert tensor parallel degrees of
+	// the MoE layers (Plan.EP, Plan.ETP); [1] for a dense model.
+	EP, ETP []int
 	// MidExtra is the layers each middle model chunk holds beyond the
 	// balanced share ceil(layers/(pp*vpp)) (without interleaving: each
 	// middle stage beyond ceil(layers/pp)), taken from the end chunks of
@@ -118,6 +121,7 @@ func DefaultSpace(m *costmodel.Model, job Job, gpus, gpusPerNode int) Space {
 			s.PP = append(s.PP, p)
 		}
 	}
+	s.EP, s.ETP = defaultEP(m, gpus), []int{1}
 	s.CP = []int{1}
 	for c := 2; c <= gpus && job.Attention == costmodel.Flash && job.Seq/c >= minCPTokens; c *= 2 {
 		if gpus%c == 0 && job.Seq%(2*c) == 0 {
@@ -138,6 +142,7 @@ func (d Space) Restrict(r Space) Space {
 		return a
 	}
 	d.TP, d.PP, d.VPP, d.CP = pick(d.TP, r.TP), pick(d.PP, r.PP), pick(d.VPP, r.VPP), pick(d.CP, r.CP)
+	d.EP, d.ETP = pick(d.EP, r.EP), pick(d.ETP, r.ETP)
 	d.MidExtra, d.EndShift = pick(d.MidExtra, r.MidExtra), zeroFirst(pick(d.EndShift, r.EndShift))
 	d.ZeRO, d.MicroBatch = pick(d.ZeRO, r.ZeRO), pick(d.MicroBatch, r.MicroBatch)
 	if r.Recompute != nil {
@@ -159,7 +164,7 @@ func (s Space) Size() int { return s.below().all }
 
 // below holds the number of grid points below one value of each axis:
 // what a rejection at that level rejects.
-type below struct{ all, pp, split, zero, rec, sp int }
+type below struct{ all, pp, ep, split, zero, rec, sp int }
 
 func (s Space) below() below {
 	var b below
@@ -167,7 +172,8 @@ func (s Space) below() below {
 	b.rec = len(s.SP) * b.sp
 	b.zero = len(s.Recompute) * b.rec
 	b.split = len(s.ZeRO) * b.zero
-	b.pp = len(s.VPP) * len(s.MidExtra) * len(s.EndShift) * b.split
+	b.ep = len(s.VPP) * len(s.MidExtra) * len(s.EndShift) * b.split
+	b.pp = len(s.EP) * len(s.ETP) * b.ep
 	b.all = len(s.TP) * len(s.CP) * len(s.PP) * b.pp
 	return b
 }
@@ -197,6 +203,9 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		if err := cpErr(job, c); err != nil {
 			return err
 		}
+	}
+	if err := s.validateExperts(m); err != nil {
+		return err
 	}
 	for _, v := range s.VPP {
 		if v > 1 && job.Schedule != costmodel.OneFOneB {
@@ -237,13 +246,13 @@ func vppSplits(layers, vpp int) bool {
 	return false
 }
 
-// ValidateFor additionally rejects tp, pp and cp values that cannot
+// ValidateFor additionally rejects tp, pp, cp, ep and etp values that cannot
 // divide a fixed count of gpus.
 func (s Space) ValidateFor(gpus int) error {
 	for _, a := range []struct {
 		name string
 		vals []int
-	}{{"tp", s.TP}, {"pp", s.PP}, {"cp", s.CP}} {
+	}{{"tp", s.TP}, {"pp", s.PP}, {"cp", s.CP}, {"ep", s.EP}, {"etp", s.ETP}} {
 		for _, v := range a.vals {
 			if gpus%v != 0 {
 				return fmt.Errorf("search: %s=%d does not divide %d GPUs", a.name, v, gpus)
@@ -257,7 +266,7 @@ func (s Space) checkNonEmpty() error {
 	for _, a := range []struct {
 		name string
 		n    int
-	}{{"tp", len(s.TP)}, {"pp", len(s.PP)}, {"vpp", len(s.VPP)}, {"cp", len(s.CP)}, {"mid-extra", len(s.MidExtra)}, {"end-shift", len(s.EndShift)},
+	}{{"tp", len(s.TP)}, {"pp", len(s.PP)}, {"vpp", len(s.VPP)}, {"cp", len(s.CP)}, {"ep", len(s.EP)}, {"etp", len(s.ETP)}, {"mid-extra", len(s.MidExtra)}, {"end-shift", len(s.EndShift)},
 		{"zero", len(s.ZeRO)}, {"recompute", len(s.Recompute)}, {"sp", len(s.SP)}, {"mbs", len(s.MicroBatch)}} {
 		if a.n == 0 {
 			return fmt.Errorf("search: the %s axis is empty", a.name)
@@ -320,4 +329,52 @@ func sortedUnique[T int | costmodel.Recompute](v []T) []T {
 	out := slices.Clone(v)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// defaultEP is every divisor of m's routed experts that divides gpus: 1
+// for a dense model. Megatron-Core requires ep to divide the experts
+// (num_moe_experts % expert_model_parallel_size == 0).
+func defaultEP(m *costmodel.Model, gpus int) []int {
+	if m.MoE == nil {
+		return []int{1}
+	}
+	var out []int
+	for d := 1; d <= min(m.MoE.Experts, gpus); d++ {
+		if m.MoE.Experts%d == 0 && gpus%d == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// validateExperts rejects ep and etp values no GPU count makes valid.
+func (s Space) validateExperts(m *costmodel.Model) error {
+	experts := 1
+	if m.MoE != nil {
+		experts = m.MoE.Experts
+	}
+	for _, ep := range s.EP {
+		if m.MoE == nil && ep != 1 {
+			return fmt.Errorf("search: ep=%d: model %s has no experts (valid ep: 1)", ep, m.Name)
+		}
+		if ep < 1 || experts%ep != 0 {
+			return fmt.Errorf("search: ep=%d does not divide the %d routed experts of %s (valid ep: %v)", ep, experts, m.Name, divisorsOf(experts))
+		}
+	}
+	for _, etp := range s.ETP {
+		if etp < 1 || etp > hardware.MaxGPUs || m.MoE == nil && etp != 1 {
+			return fmt.Errorf("search: etp=%d is not valid for %s (valid: 1 to %d for an MoE model, 1 for a dense one)", etp, m.Name, hardware.MaxGPUs)
+		}
+	}
+	return nil
+}
+
+func divisorsOf(n int) []int {
+	var out []int
+	for d := 1; d <= n && len(out) < 16; d++ {
+		if n%d == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -16,8 +16,9 @@ import (
 // one worker searches whole.
 //
 // The bound needs the plan's MicroBatchWork, which depends only on tp, cp,
-// pp, dp, sequence parallelism, micro-batch and recompute; the worker
-// keeps it for each variant of the current layout, so the bound costs a
+// pp, dp, ep, etp, sequence parallelism, micro-batch and recompute; the
+// worker keeps it for each variant of the current layout and expert
+// layout, so the bound costs a
 // few operations for most plans.
 // A dominated uneven split shares its balanced twin's bound (same pp, vpp
 // and micro-batches) and comes after it, when the K-th best is no slower,
@@ -53,6 +54,12 @@ func newSpeedBound(cs *countSearch, on, whole bool, k int) speedBound {
 // reset starts a layout.
 func (b *speedBound) reset() {
 	b.best = b.best[:0]
+	b.resetWork()
+}
+
+// resetWork forgets the works when the expert layout (ep, etp) changes
+// within a layout, keeping the layout's best.
+func (b *speedBound) resetWork() {
 	for i := range b.works {
 		for j := range b.works[i] {
 			clear(b.works[i][j])

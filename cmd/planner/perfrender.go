@@ -60,7 +60,7 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	for _, c := range []struct {
 		kind string
 		v    hardware.Seconds
-	}{{"tp", b.ExposedTP}, {"cp", b.ExposedCP}, {"pp", b.ExposedPP}, {"dp gradients", b.ExposedDPGrads}, {"dp weights", b.ExposedDPParams}} {
+	}{{"tp", b.ExposedTP}, {"cp", b.ExposedCP}, {"pp", b.ExposedPP}, {"dp gradients", b.ExposedDPGrads}, {"dp weights", b.ExposedDPParams}, {"ep all-to-all", b.ExposedEP}} {
 		if c.v > 0 {
 			line("exposed communication: "+c.kind, c.v, "")
 		}

@@ -12,6 +12,7 @@ import (
 // planFlags describe one training plan.
 type planFlags struct {
 	tp, pp, vpp, cp, dp     int
+	ep, etp                 int
 	firstLayers, lastLayers int
 	zero                    int
 	sp                      bool
@@ -28,6 +29,8 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.pp, "pp", 1, "pipeline-parallel degree")
 	fs.IntVar(&f.vpp, "vpp", 1, "virtual pipeline stages per rank (interleaved 1F1B when > 1)")
 	fs.IntVar(&f.cp, "cp", 1, "context-parallel degree")
+	fs.IntVar(&f.ep, "ep", 1, "expert-parallel degree of the MoE layers (divides the routed experts; ep*etp divides tp*cp*dp)")
+	fs.IntVar(&f.etp, "etp", 1, "expert tensor-parallel degree of the MoE layers")
 	fs.IntVar(&f.dp, "dp", 0, "data-parallel degree (default: GPUs / (tp*pp*cp))")
 	fs.IntVar(&f.firstLayers, "first-stage-layers", 0, "layers on the first pipeline stage (default: even, or balanced when uneven)")
 	fs.IntVar(&f.lastLayers, "last-stage-layers", 0, "layers on the last pipeline stage")
@@ -47,13 +50,13 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 // resolve builds the plan. gpus is the cluster's GPU count when the
 // cluster flags name one, 0 otherwise (dp then defaults to 1).
 func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
-	p := costmodel.Plan{TP: f.tp, PP: f.pp, VPP: f.vpp, CP: f.cp, DP: f.dp, ZeRO: f.zero, SP: f.sp,
+	p := costmodel.Plan{TP: f.tp, PP: f.pp, VPP: f.vpp, CP: f.cp, DP: f.dp, EP: f.ep, ETP: f.etp, ZeRO: f.zero, SP: f.sp,
 		FirstStageLayers: f.firstLayers, LastStageLayers: f.lastLayers,
 		MicroBatch: f.mbs, GlobalBatch: f.gbs, Seq: f.seq}
 	for _, d := range []struct {
 		name string
 		v    int
-	}{{"tp", f.tp}, {"pp", f.pp}, {"cp", f.cp}, {"vpp", f.vpp}, {"mbs", f.mbs}} {
+	}{{"tp", f.tp}, {"pp", f.pp}, {"cp", f.cp}, {"ep", f.ep}, {"etp", f.etp}, {"vpp", f.vpp}, {"mbs", f.mbs}} {
 		if d.v < 1 || d.v > hardware.MaxGPUs {
 			return p, badInputf("--%s %d is not in [1, %d]", d.name, d.v, hardware.MaxGPUs)
 		}

@@ -30,6 +30,7 @@ type searchFlags struct {
 	objective, granularity        string
 	maxGPUs, top                  int
 	tp, pp, vpp, cp, extra, shift intList
+	ep, etp                       intList
 	zero                          intList
 	mbs                           intList
 	recompute                     recomputeList
@@ -67,6 +68,8 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 		{&f.pp, "pp", "pipeline-parallel degrees (default: every divisor of the GPU count up to the layers)"},
 		{&f.vpp, "vpp", "virtual pipeline stages per rank (default: 1,2,3,4,6,8)"},
 		{&f.cp, "cp", "context-parallel degrees (default: 1 and powers of two leaving at least 4,096 tokens per rank)"},
+		{&f.ep, "ep", "expert-parallel degrees of an MoE model (default: every divisor of the routed experts that divides the GPU count)"},
+		{&f.etp, "etp", "expert tensor-parallel degrees of an MoE model (default: 1)"},
 		{&f.extra, "mid-extra", "layers each middle pipeline stage holds beyond the balanced split, taken from the first and last stages (default: 0,1,2)"},
 		{&f.shift, "end-shift", "layers the first pipeline stage then hands to the last; negative the other way (default: 0,1,2)"},
 		{&f.zero, "zero", "ZeRO stages (default: 0,1,2,3)"},
@@ -167,7 +170,7 @@ func (f *searchFlags) options() (search.Options, error) {
 	if f.top < 1 || f.top > hardware.MaxTop {
 		return o, badInputf("--top %d is not in [1, %d]", f.top, hardware.MaxTop)
 	}
-	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
+	o.Space = search.Space{TP: f.tp.vals, PP: f.pp.vals, VPP: f.vpp.vals, CP: f.cp.vals, EP: f.ep.vals, ETP: f.etp.vals, MidExtra: f.extra.vals, EndShift: f.shift.vals,
 		ZeRO: f.zero.vals, MicroBatch: f.mbs.vals, Recompute: f.recompute.vals, SP: f.sp.vals}
 	switch f.granularity {
 	case "node":

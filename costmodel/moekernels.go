@@ -1,0 +1,60 @@
+package costmodel
+
+// setExperts fills the expert shape of plan p with the busiest expert
+// at f times the balanced load. The etp x ep x edp regrouping of the
+// tp x cp x dp GPUs (Megatron-Core's MoE parallel folding) leaves each
+// GPU experts/ep local experts of width fe/etp, and the tokens a GPU
+// routes are its tp group's tokens x etp/tp; each local expert then
+// receives
+//
+//	tokens per expert = tokens x etp/tp x ep x top-k / experts x f
+//
+// rows: tokens x top-k / experts for the whole model (Fedus et al. 2021,
+// Switch Transformer, sec. 2.2: tokens per expert = tokens x k /
+// experts, times the capacity factor), the ep ranks' share landing on
+// this GPU's experts.
+func (sh *layerShape) setExperts(m *Model, p Plan, f float64) {
+	x := m.MoE
+	if x == nil {
+		return
+	}
+	etp, ep := float64(max(p.ETP, 1)), float64(max(p.EP, 1))
+	sh.expTokens = sh.tokens * etp / sh.tp
+	sh.expGroups = float64(x.Experts) / ep
+	sh.expRows = sh.expTokens * ep * float64(x.TopK) / float64(x.Experts) * f
+	sh.expFFN = float64(x.ExpertFFN) / etp
+}
+
+// moeKernels is a mixture-of-experts MLP (Megatron-Core's MoELayer): the
+// router over the tokens this GPU routes, the permutation of each
+// token's top-k copies to their experts and back, the local experts'
+// MLPs as grouped GEMMs (groupedMatmul) of expRows x h by h x fe/etp
+// (SwiGLU: gate and up fused, 2fe/etp wide) and back, and the shared
+// experts, a dense MLP split over tp.
+func (e *Evaluator) moeKernels(q pass, sh layerShape) {
+	x, h := e.m.MoE, float64(e.m.Hidden)
+	k := float64(x.TopK)
+	routed := q
+	routed.t = sh.expTokens
+	routed.linear(h, float64(x.Experts))
+	routed.elementwise(2*h*(1+k), 2*h*(1+k))
+	groupedMLPKernels(q, e.m, sh.expGroups, sh.expRows, sh.expFFN, h)
+	if x.Shared > 0 {
+		mlpKernels(q, e.m, float64(x.Shared*x.SharedFFN)/sh.tp, h)
+	}
+}
+
+// groupedMLPKernels is groups experts of inner width f per rank over
+// rows tokens each: up (and gate) projection, activation, down.
+func groupedMLPKernels(q pass, m *Model, groups, rows, f, h float64) {
+	ew := q
+	ew.t = groups * rows
+	if m.MLP == SwiGLU {
+		q.groupedLinear(groups, rows, h, 2*f)
+		ew.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
+	} else {
+		q.groupedLinear(groups, rows, h, f)
+		ew.elementwise(2*f, 3*f)
+	}
+	q.groupedLinear(groups, rows, f, h)
+}
