@@ -25,6 +25,7 @@ type gpuFile struct {
 	ScaleUpDomain   int      `json:"scale_up_domain"`
 	ScaleOutGbits   float64  `json:"scale_out_gbit_per_s"`
 	SustainedClock  float64  `json:"sustained_clock"`
+	TDPWatts        float64  `json:"tdp_watts"`
 	Notes           string   `json:"notes"`
 }
 
@@ -68,6 +69,7 @@ func ParseGPU(r io.Reader) (GPU, error) {
 		ScaleUp:        Bandwidth(f.ScaleUpGBs) * GBPerSecond,
 		ScaleUpDomain:  f.ScaleUpDomain,
 		ScaleOut:       Bandwidth(f.ScaleOutGbits) * GbitPerSecond,
+		TDP:            Watts(f.TDPWatts),
 		SustainedClock: f.SustainedClock,
 		Notes:          f.Notes,
 		Sources:        map[string]string{"all": "user file"},

@@ -43,6 +43,9 @@ type GPU struct {
 	// boost clock it cannot hold); 0 means no measurement, the datasheet
 	// peak.
 	SustainedClock float64 `json:"sustained_clock,omitempty"`
+	// TDP is the board power at its default limit (the datasheet's
+	// maximum TDP); 0 means not known, and no energy figure is given.
+	TDP Watts `json:"tdp_watts,omitempty"`
 	// Sources cites each figure, keyed by field.
 	Sources map[string]string `json:"sources,omitempty"`
 	// Notes carries caveats a user should see next to the figures.
@@ -97,6 +100,8 @@ func (g GPU) Validate() error {
 		return fmt.Errorf("hardware: GPU %s: scale-up domain %d is not in [1, 65536]", g.Name, g.ScaleUpDomain)
 	case !(g.SustainedClock >= 0 && g.SustainedClock <= 1):
 		return fmt.Errorf("hardware: GPU %s: sustained clock %g is not in [0, 1]", g.Name, g.SustainedClock)
+	case !(g.TDP >= 0 && g.TDP <= 1e5):
+		return fmt.Errorf("hardware: GPU %s: TDP %v must be 0 (not known) or in (0, 100 kW]", g.Name, g.TDP)
 	case g.ScaleOut < 0 || g.ScaleOut > 1e14:
 		return fmt.Errorf("hardware: GPU %s: scale-out bandwidth %v must be 0 (none) or positive", g.Name, g.ScaleOut)
 	}

@@ -170,4 +170,21 @@
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Whole run
+//
+// --tokens gives the run's token budget (15e12 or 15T) to search and
+// estimate: each plan gets its time to train (tokens over tokens per
+// second, steady state), its GPU-hours, with --gpu-hour-price (US
+// dollars) its cost, and from the GPU's TDP its energy, with the power
+// utilization and PUE it assumes (--power-utilization, --pue) printed
+// beside it:
+//
+//	$ planner search --model llama3-405b --gpus 1024 --tokens 15e12 --gpu-hour-price 2.5 --top 3
+//
+// Under --deadline (90d, 12w, 2000h) a search without --gpus searches
+// every count and picks, in --rank-by order (throughput, cost or time),
+// the first plan that finishes in time:
+//
+//	$ planner search --model llama3-70b --tokens 2T --deadline 60d --max-gpus 512 --rank-by cost --gpu-hour-price 2 --top 3
 package main

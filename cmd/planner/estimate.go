@@ -18,6 +18,7 @@ type estimateFlags struct {
 	assume  assumptionFlags
 	perf    perfFlags
 	serve   serveFlags
+	run     runFlags
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) error {
@@ -32,6 +33,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	f.assume.register(fs)
 	f.perf.register(fs)
 	f.serve.register(fs)
+	f.run.register(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -73,10 +75,15 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 	if err != nil {
 		return badInput(err)
 	}
+	spec, err := f.run.resolve(f.plan.set)
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(w, r)
+		return writeEstimateJSON(w, r, spec)
 	}
 	writeTrainReport(w, m, r, f.stages)
+	writeEstimateRun(w, r, spec)
 	return nil
 }
 

@@ -35,6 +35,8 @@ type searchFlags struct {
 	sp                            boolList
 	json, csv, markdown           bool
 	set                           map[string]bool
+	run                           runFlags
+	spec                          runSpec
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -74,6 +76,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units")
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
+	f.run.register(fs, true)
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -88,6 +91,10 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.spec, err = f.run.resolve(f.set); err != nil {
+		return err
+	}
+	f.spec.top = f.top
 	a, err := f.assume.resolve()
 	if err != nil {
 		return err
@@ -103,6 +110,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f.spec.adjust(&o)
 	r, err := search.Search(m, g, perNode, a, o)
 	if err != nil {
 		return badInput(err)
@@ -113,14 +121,20 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 // write prints the result in the format the flags ask for.
 func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) error {
 	switch {
+	case f.json && f.spec.on:
+		return writeJSON(w, searchWithRuns{r, searchRuns(f.spec, r)})
 	case f.json:
 		return writeJSON(w, r)
 	case f.csv:
 		return writeSearchCSV(w, r)
 	case f.markdown:
 		writeSearchMarkdown(w, m, r)
+		writeRunsMarkdown(w, f.spec, r)
 	default:
 		writeSearchText(w, m, r)
+		if f.spec.on {
+			writeRunsText(w, searchRuns(f.spec, r), f.spec)
+		}
 	}
 	return nil
 }
