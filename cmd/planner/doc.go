@@ -187,4 +187,14 @@
 // the first plan that finishes in time:
 //
 //	$ planner search --model llama3-70b --tokens 2T --deadline 60d --max-gpus 512 --rank-by cost --gpu-hour-price 2 --top 3
+//
+// # Sensitivity
+//
+// --sensitivity re-runs the search with the network 2x slower, the GEMM
+// efficiency 10% lower, the sequence doubled (at the same tokens per
+// step), the global batch halved and the HBM budget at 85% and 95%, and
+// says for each whether the winner stays the winner, how its step time
+// and tokens/s move, and which plan wins instead:
+//
+//	$ planner search --model llama3-405b --gpus 1024 --top 3 --sensitivity
 package main

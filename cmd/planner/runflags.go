@@ -100,9 +100,3 @@ func (r runSpec) adjust(o *search.Options) {
 		o.Frontier = true
 	}
 }
-
-// searchWithRuns is a search result in JSON with its whole-run section.
-type searchWithRuns struct {
-	*search.Result
-	Run runSummary `json:"run"`
-}

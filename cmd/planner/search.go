@@ -37,6 +37,8 @@ type searchFlags struct {
 	set                           map[string]bool
 	run                           runFlags
 	spec                          runSpec
+	sensitivity                   bool
+	shifts                        []search.Shift
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -77,6 +79,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
 	f.run.register(fs, true)
+	fs.BoolVar(&f.sensitivity, "sensitivity", false, "re-run the search with the network 2x slower, GEMMs 10% slower, the sequence doubled, the batch halved, the HBM budget at 85% and 95%, and say whether the winner stays")
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -115,26 +118,29 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if f.sensitivity {
+		f.shifts = sensitivityOf(m, g, perNode, a, o, r)
+	}
 	return f.write(stdout, m, r)
 }
 
 // write prints the result in the format the flags ask for.
 func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) error {
 	switch {
-	case f.json && f.spec.on:
-		return writeJSON(w, searchWithRuns{r, searchRuns(f.spec, r)})
 	case f.json:
-		return writeJSON(w, r)
+		return writeJSON(w, f.jsonOf(r))
 	case f.csv:
 		return writeSearchCSV(w, r)
 	case f.markdown:
 		writeSearchMarkdown(w, m, r)
 		writeRunsMarkdown(w, f.spec, r)
+		writeSensitivityMarkdown(w, r, f.shifts)
 	default:
 		writeSearchText(w, m, r)
 		if f.spec.on {
 			writeRunsText(w, searchRuns(f.spec, r), f.spec)
 		}
+		writeSensitivityText(w, r, f.shifts)
 	}
 	return nil
 }
