@@ -1,6 +1,6 @@
 // Package archtest enforces the direction of imports between the
-// project's packages: hardware <- costmodel <- search <- kernel and
-// cmd/planner. Only kernel may import gonb.
+// project's packages: hardware <- costmodel <- search <- render <- kernel
+// and cmd/planner. Only kernel may import gonb.
 package archtest
 
 import (
@@ -16,8 +16,9 @@ var allowed = map[string][]string{
 	"costmodel/calibration": {"hardware", "costmodel"},
 	"costmodel/trainrun":    {"hardware"},
 	"search":                {"hardware", "costmodel", "internal/names"},
-	"kernel":                {"hardware", "costmodel", "search"},
-	"cmd/planner":           {"hardware", "costmodel", "costmodel/calibration", "costmodel/trainrun", "search"},
+	"render":                {"hardware", "costmodel", "search"},
+	"kernel":                {"hardware", "costmodel", "search", "render"},
+	"cmd/planner":           {"hardware", "costmodel", "costmodel/calibration", "costmodel/trainrun", "search", "render"},
 }
 
 func TestImportDirection(t *testing.T) {
