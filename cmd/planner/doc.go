@@ -197,4 +197,20 @@
 // and tokens/s move, and which plan wins instead:
 //
 //	$ planner search --model llama3-405b --gpus 1024 --top 3 --sensitivity
+//
+// # Export
+//
+// planner export writes a plan, as search prints it, as a framework's
+// launch configuration: Megatron-LM arguments (--to megatron), a
+// torchtitan TOML job config (torchtitan), Megatron-Bridge recipe
+// overrides (nemo) or a DeepSpeed JSON config (deepspeed), with the
+// model, batch, recompute, sharding and overlap settings the estimate
+// assumed. Every flag and key is one the framework defines at a pinned
+// commit (launch/testdata). A plan a framework cannot express exits 2 and
+// says why, instead of writing a config that would run something else:
+//
+//	$ planner export --to megatron tp8-pp8v4[15,15]-cp2-dp8-zero1-sp-none-mb1 --model llama3-405b
+//	$ planner export --to torchtitan tp8-pp4[19,19]-cp2-dp2-zero3-sp-full-mb1 --model llama3-70b --gbs 256
+//
+// search --export megatron,nemo appends the winner's launch configs.
 package main

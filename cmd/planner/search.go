@@ -39,6 +39,8 @@ type searchFlags struct {
 	spec                          runSpec
 	sensitivity                   bool
 	shifts                        []search.Shift
+	export                        exportFlag
+	assumptions                   costmodel.Assumptions
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -79,6 +81,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
 	f.run.register(fs, true)
+	fs.Var(&f.export, "export", "append the winner's launch config for these frameworks: megatron, torchtitan, nemo, deepspeed (comma-separated)")
 	fs.BoolVar(&f.sensitivity, "sensitivity", false, "re-run the search with the network 2x slower, GEMMs 10% slower, the sequence doubled, the batch halved, the HBM budget at 85% and 95%, and say whether the winner stays")
 }
 
@@ -121,6 +124,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if f.sensitivity {
 		f.shifts = sensitivityOf(m, g, perNode, a, o, r)
 	}
+	f.assumptions = a
 	return f.write(stdout, m, r)
 }
 
@@ -141,6 +145,7 @@ func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) e
 			writeRunsText(w, searchRuns(f.spec, r), f.spec)
 		}
 		writeSensitivityText(w, r, f.shifts)
+		writeWinnerExports(w, m, r, f.assumptions, f.export.fws)
 	}
 	return nil
 }

@@ -15,10 +15,11 @@ var allowed = map[string][]string{
 	"costmodel":             {"hardware", "internal/names"},
 	"costmodel/calibration": {"hardware", "costmodel"},
 	"costmodel/trainrun":    {"hardware"},
+	"launch":                {"hardware", "costmodel"},
 	"search":                {"hardware", "costmodel", "internal/names"},
 	"render":                {"hardware", "costmodel", "search"},
 	"kernel":                {"hardware", "costmodel", "search", "render"},
-	"cmd/planner":           {"hardware", "costmodel", "costmodel/calibration", "costmodel/trainrun", "search", "render"},
+	"cmd/planner":           {"hardware", "costmodel", "costmodel/calibration", "costmodel/trainrun", "search", "render", "launch"},
 }
 
 func TestImportDirection(t *testing.T) {
