@@ -213,4 +213,20 @@
 //	$ planner export --to torchtitan tp8-pp4[19,19]-cp2-dp2-zero3-sp-full-mb1 --model llama3-70b --gbs 256
 //
 // search --export megatron,nemo appends the winner's launch configs.
+//
+// # Report
+//
+// planner report takes the flags of search and writes a review document
+// to decide from: the question, the model, cluster and assumptions, the
+// top plans with every pipeline stage's memory, the step-time breakdown
+// and the exposed communication by link tier, the Pareto frontier of GPUs
+// against throughput (and time to train with --tokens), the nearest
+// misses on half the GPUs with their levers, the sensitivity table, the
+// calibration rows of planner validate on this GPU and format (or
+// "extrapolated"), the whole run, and the launch configs of the winner
+// (--export picks the frameworks; all four by default). The HTML
+// (--format html, the default) is one self-contained file with inline SVG
+// charts; --out names it:
+//
+//	$ planner report --model llama3-405b --gpus 128 --top 5 --format markdown
 package main

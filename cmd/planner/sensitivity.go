@@ -92,7 +92,7 @@ func writeSensitivityMarkdown(w io.Writer, r *search.Result, shifts []search.Shi
 	for _, s := range shifts {
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", s.Change, yesNo(s.Stays), stepMove(win.Performance.StepTime, s), newWinner(s))
 	}
-	fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(verdict(shifts)[:1])+verdict(shifts)[1:])
+	fmt.Fprintf(w, "\n%s.\n", capitalize(verdict(shifts)))
 }
 
 // searchJSON is a search result in JSON with its whole-run and
