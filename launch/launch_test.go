@@ -82,29 +82,45 @@ func TestNamesAreTheFrameworks(t *testing.T) {
 		NeMo:       names(t, "bridge_names.txt", BridgeCommit),
 		DeepSpeed:  names(t, "deepspeed_names.txt", DeepSpeedCommit),
 	}
+	// The check can fail: names the frameworks do not define are caught.
+	for f, bad := range map[Framework]string{Megatron: "--tensor-parallel-size", TorchTitan: "parallelism.sequence_parallel_degree",
+		NeMo: "model.tp_size", DeepSpeed: "zero_optimization.stage4_bucket"} {
+		if known(lists[f], f, bad) {
+			t.Errorf("%s: %q passes the name check", f, bad)
+		}
+	}
 	written := map[Framework]int{}
 	for _, tt := range plans {
-		j := job(t, tt.model, tt.plan, 8192, 2048)
-		for _, f := range Frameworks() {
-			c, err := Export(f, j)
-			var u *Unsupported
-			if errors.As(err, &u) {
-				continue
-			}
-			if err != nil {
-				t.Fatalf("%s %s: %v", f, tt.plan, err)
-			}
-			written[f]++
-			for _, k := range c.Keys {
-				if !known(lists[f], f, k) {
-					t.Errorf("%s %s writes %q, which %s does not define", f, tt.plan, k, f)
-				}
-			}
+		for _, prec := range []costmodel.Precision{costmodel.BF16, costmodel.FP8, costmodel.FP16} {
+			j := job(t, tt.model, tt.plan, 8192, 2048)
+			j.Plan.Precision = prec
+			checkNames(t, lists, j, written)
 		}
 	}
 	for _, f := range Frameworks() {
 		if written[f] == 0 {
 			t.Errorf("%s: no plan exported, nothing checked", f)
+		}
+	}
+}
+
+// checkNames exports j to every framework and checks the names written.
+func checkNames(t *testing.T, lists map[Framework]map[string]bool, j Job, written map[Framework]int) {
+	t.Helper()
+	for _, f := range Frameworks() {
+		c, err := Export(f, j)
+		var u *Unsupported
+		if errors.As(err, &u) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %s: %v", f, j.Plan, err)
+		}
+		written[f]++
+		for _, k := range c.Keys {
+			if !known(lists[f], f, k) {
+				t.Errorf("%s %s (%s) writes %q, which %s does not define", f, j.Plan, j.Plan.Precision, k, f)
+			}
 		}
 	}
 }
@@ -209,5 +225,15 @@ func TestTorchTitanSplit(t *testing.T) {
 		if !strings.Contains(c.Text, want) {
 			t.Errorf("torchtitan export lacks %q:\n%s", want, c.Text)
 		}
+	}
+}
+
+// TestTorchTitanFP8: fp8 is the float8 converter, a TOML list.
+func TestTorchTitanFP8(t *testing.T) {
+	j := job(t, "llama3-70b", "tp8-pp1-cp1-dp8-zero3-sp-full-mb1", 8192, 256)
+	j.Plan.Precision = costmodel.FP8
+	c, err := Export(TorchTitan, j)
+	if err != nil || !strings.Contains(c.Text, `converters = ["float8"]`) {
+		t.Errorf("fp8: %v\n%s", err, c.Text)
 	}
 }

@@ -27,8 +27,15 @@ func (t *toml) set(section, key string, value any) {
 		t.sections = append(t.sections, section)
 	}
 	v := fmt.Sprint(value)
-	if s, ok := value.(string); ok {
-		v = fmt.Sprintf("%q", s)
+	switch x := value.(type) {
+	case string:
+		v = fmt.Sprintf("%q", x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		v = "[" + strings.Join(q, ", ") + "]"
 	}
 	t.lines[section] = append(t.lines[section], key+" = "+v)
 	t.keys = append(t.keys, section+"."+key)
@@ -55,7 +62,7 @@ func torchtitan(job Job) (Config, error) {
 	t.set("training", "mixed_precision_param", map[costmodel.Precision]string{costmodel.BF16: "bfloat16", costmodel.FP8: "bfloat16",
 		costmodel.FP16: "float16", costmodel.FP32: "float32"}[p.Precision])
 	if p.Precision == costmodel.FP8 {
-		t.set("model", "converters", "float8")
+		t.set("model", "converters", []string{"float8"})
 	}
 	t.set("optimizer", "name", "AdamW")
 	torchtitanParallel(&t, job)

@@ -137,3 +137,17 @@ func TestRunBadInput(t *testing.T) {
 		t.Errorf("estimate --tokens 0: exit %d, %q", code, errs)
 	}
 }
+
+// TestEstimateWholeRun: estimate --tokens adds the run of the one plan.
+func TestEstimateWholeRun(t *testing.T) {
+	code, out, errs := runCLI(t, "estimate", "--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "2", "--sp", "--zero", "1",
+		"--recompute", "selective", "--gbs", "128", "--tokens", "15T", "--gpu-hour-price", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"whole run: 15.0 T tokens at this step time", "time to train", "cost = GPU-hours x $2 per GPU-hour"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("estimate output lacks %q", want)
+		}
+	}
+}
