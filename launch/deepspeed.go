@@ -31,6 +31,8 @@ func deepspeed(job Job) (Config, error) {
 		return Config{}, unsupported(DeepSpeed, job, "its JSON config sets ZeRO data parallelism only; tp and pp come from the model code (Megatron-DeepSpeed)")
 	case p.Recompute == costmodel.Selective:
 		return Config{}, unsupported(DeepSpeed, job, "its activation checkpointing recomputes whole layers (full), not the attention core alone")
+	case expertSplit(p):
+		return Config{}, unsupported(DeepSpeed, job, "its expert parallelism is set in the model code (deepspeed.moe), not the JSON config")
 	case p.Optimizer == costmodel.Adam8bit:
 		return Config{}, unsupported(DeepSpeed, job, "it has no 8-bit Adam optimizer type")
 	}

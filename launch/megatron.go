@@ -96,6 +96,7 @@ func megatronParallel(a *args, job Job) error {
 		a.add("--num-virtual-stages-per-pipeline-rank", p.VPP)
 	}
 	a.add("--context-parallel-size", p.CP)
+	expertArgs(a, job, "--expert-model-parallel-size", "--expert-tensor-parallel-size")
 	if p.SP {
 		a.on("--sequence-parallel")
 	}

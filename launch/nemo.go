@@ -53,6 +53,7 @@ func bridgeModel(a *args, job Job) {
 		a.add("model.virtual_pipeline_model_parallel_size", p.VPP)
 	}
 	a.add("model.context_parallel_size", p.CP)
+	expertArgs(a, job, "model.expert_model_parallel_size", "model.expert_tensor_parallel_size")
 	a.add("model.sequence_parallel", p.SP)
 	a.add("model.seq_length", p.Seq)
 	switch p.Recompute {

@@ -120,6 +120,10 @@ func torchtitanParallel(t *toml, job Job) {
 	p := job.Plan
 	t.set("parallelism", "tensor_parallel_degree", p.TP)
 	t.set("parallelism", "context_parallel_degree", p.CP)
+	if ep, etp := expertDegrees(p); ep > 1 || etp > 1 {
+		t.set("parallelism", "expert_parallel_degree", ep)
+		t.set("parallelism", "expert_tensor_parallel_degree", etp)
+	}
 	if p.ZeRO == 0 {
 		t.set("parallelism", "data_parallel_replicate_degree", p.DP)
 		t.set("parallelism", "data_parallel_shard_degree", 1)
