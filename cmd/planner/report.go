@@ -131,18 +131,14 @@ func (rv *review) detail(g hardware.GPU, perNode int, o search.Options) error {
 		rv.reports = append(rv.reports, rep)
 	}
 	rv.frontier = r.Frontier
-	if len(rv.frontier) == 0 && r.Objective == search.Throughput && len(r.Plans) > 0 {
-		fo := o
-		fo.Objective, fo.Frontier, fo.MaxGPUs, fo.GPUs = search.FewestGPUs, true, r.GPUs, 0
-		if fr, err := search.Search(rv.m, g, perNode, rv.a, fo); err == nil {
-			rv.frontier = fr.Frontier
-		}
+	if len(rv.frontier) == 0 && len(r.Plans) > 0 {
+		rv.frontier = rv.frontierUpTo(g, perNode, o, frontierTop(r))
 	}
 	if len(r.Plans) == 0 {
 		rv.near = r
 		return nil
 	}
-	if n := r.GPUs / 2 / r.Cluster.GPUsPerNode * r.Cluster.GPUsPerNode; n >= r.Cluster.GPUsPerNode {
+	if n := nearCount(r); n >= r.Cluster.GPUsPerNode {
 		no := o
 		no.Objective, no.GPUs, no.Frontier = search.Throughput, n, false
 		if nr, err := search.Search(rv.m, g, perNode, rv.a, no); err == nil {
@@ -150,6 +146,37 @@ func (rv *review) detail(g hardware.GPU, perNode int, o search.Options) error {
 		}
 	}
 	return nil
+}
+
+// frontierTop is the largest count the review's frontier reaches: the
+// count asked for, or four times the fewest.
+func frontierTop(r *search.Result) int {
+	if r.Objective == search.FewestGPUs {
+		return min(4*r.GPUs, hardware.MaxGPUs)
+	}
+	return r.GPUs
+}
+
+// nearCount is the smaller cluster whose misses the review shows: half
+// the count asked for, or one node below the fewest.
+func nearCount(r *search.Result) int {
+	per := r.Cluster.GPUsPerNode
+	if r.Objective == search.FewestGPUs {
+		return r.GPUs - per
+	}
+	return r.GPUs / 2 / per * per
+}
+
+// frontierUpTo searches every whole-node count up to top for the
+// frontier (nil when the search fails).
+func (rv *review) frontierUpTo(g hardware.GPU, perNode int, o search.Options, top int) []search.Ranked {
+	fo := o
+	fo.Objective, fo.Frontier, fo.MaxGPUs, fo.GPUs = search.FewestGPUs, true, top, 0
+	fr, err := search.Search(rv.m, g, perNode, rv.a, fo)
+	if err != nil {
+		return nil
+	}
+	return fr.Frontier
 }
 
 // exportsOf writes the winner's launch config for each framework (all

@@ -49,7 +49,7 @@ func (rv *review) missesSection() section {
 		s.paras = []string{"No smaller whole-node cluster to compare with."}
 		return s
 	case len(n.Plans) > 0:
-		s.paras = []string{fmt.Sprintf("On %d GPUs (half the answer's) plans still fit; the best is %s at %v per step, so nothing is missed there.",
+		s.paras = []string{fmt.Sprintf("On %d GPUs plans still fit; the best is %s at %v per step, so nothing is missed there.",
 			n.GPUs, n.Plans[0].PlanString, n.Plans[0].Performance.StepTime)}
 		return s
 	case len(n.Misses) == 0:
