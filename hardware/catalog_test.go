@@ -1,6 +1,7 @@
 package hardware
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,26 @@ func TestCatalogCopies(t *testing.T) {
 	gs[0].Sources["hbm_bytes"] = "changed"
 	if g, _ := LookupGPU(gs[0].Name); g.Sources["hbm_bytes"] == "changed" {
 		t.Error("GPUs() shares its maps with the catalog")
+	}
+}
+
+// TestCatalogTDP checks the board powers against shared/hardware-specs.md,
+// note 9, and that each one is cited.
+func TestCatalogTDP(t *testing.T) {
+	for name, w := range map[string]Watts{"a100-80gb": 400, "h100-sxm": 700, "h200": 700, "b200": 1000,
+		"b300": 1100, "gb200": 1200, "mi300x": 750, "l40s": 350} {
+		g, err := LookupGPU(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.TDP != w {
+			t.Errorf("%s: TDP %v, want %v", name, g.TDP, w)
+		}
+		if !strings.Contains(g.Sources["tdp"], strconv.Itoa(int(w))+" W") {
+			t.Errorf("%s: TDP source %q does not quote %v", name, g.Sources["tdp"], w)
+		}
+	}
+	if s := Watts(1200).String(); s != "1.20 kW" {
+		t.Errorf("Watts(1200) = %q, want 1.20 kW", s)
 	}
 }

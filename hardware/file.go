@@ -29,6 +29,7 @@ type gpuFile struct {
 	FP4TFLOPs       float64  `json:"fp4_tflops"`
 	Arch            Arch     `json:"arch"`
 	SMs             int      `json:"sms"`
+	TDPWatts        float64  `json:"tdp_watts"`
 	Notes           string   `json:"notes"`
 }
 
@@ -72,6 +73,7 @@ func ParseGPU(r io.Reader) (GPU, error) {
 		ScaleUp:        Bandwidth(f.ScaleUpGBs) * GBPerSecond,
 		ScaleUpDomain:  f.ScaleUpDomain,
 		ScaleOut:       Bandwidth(f.ScaleOutGbits) * GbitPerSecond,
+		TDP:            Watts(f.TDPWatts),
 		SustainedClock: f.SustainedClock,
 		PeakMXFP8:      FLOPRate(f.MXFP8TFLOPs) * TFLOPPerSecond,
 		PeakFP4:        FLOPRate(f.FP4TFLOPs) * TFLOPPerSecond,

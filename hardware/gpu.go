@@ -58,6 +58,9 @@ type GPU struct {
 	// costmodel/efficiency are fitted on short runs at the unthrottled
 	// clock, so this share is applied once, on top of them.
 	SustainedClock float64 `json:"sustained_clock,omitempty"`
+	// TDP is the board power at its default limit (the datasheet's
+	// maximum TDP); 0 means not known, and no energy figure is given.
+	TDP Watts `json:"tdp_watts,omitempty"`
 	// Sources cites each figure, keyed by field.
 	Sources map[string]string `json:"sources,omitempty"`
 	// Notes carries caveats a user should see next to the figures.
@@ -123,6 +126,8 @@ func (g GPU) Validate() error {
 		return fmt.Errorf("hardware: GPU %s: SM count %d is not in [0, 16384]", g.Name, g.SMs)
 	case g.Arch < ArchUnknown || g.Arch > CDNA3:
 		return fmt.Errorf("hardware: GPU %s: architecture %v is not one of %s", g.Name, g.Arch, strings.Join(archNames[1:], ", "))
+	case !(g.TDP >= 0 && g.TDP <= 1e5):
+		return fmt.Errorf("hardware: GPU %s: TDP %v must be 0 (not known) or in (0, 100 kW]", g.Name, g.TDP)
 	case g.ScaleOut < 0 || g.ScaleOut > 1e14:
 		return fmt.Errorf("hardware: GPU %s: scale-out bandwidth %v must be 0 (none) or positive", g.Name, g.ScaleOut)
 	}

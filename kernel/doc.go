@@ -10,7 +10,9 @@
 // The builders (InventoryTable, InventoryChart, MemoryChart.SVG,
 // TimelineChart, PlansTable, TrafficTable, StepTimeChart, FrontierChart,
 // ...) are pure functions of their inputs with byte-identical output for
-// identical input, and are golden-tested. The Show wrappers display a
+// identical input, golden-tested in package render, where they live so
+// that the command line can use them without gonb; kernel keeps their
+// names. The Show wrappers display a
 // builder's output in the notebook and do nothing outside one. Checks
 // lets a notebook verify the numbers it teaches and fail its cell when
 // one is off. Playground renders one setting of the playground notebook;

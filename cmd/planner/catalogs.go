@@ -78,6 +78,9 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 			if g.SustainedClock > 0 {
 				fmt.Fprintf(stdout, "    %-13s %.0f%% of the datasheet peak under load: %s\n", "clock", 100*g.SustainedClock, g.Sources["sustained_clock"])
 			}
+			if g.TDP > 0 {
+				fmt.Fprintf(stdout, "    %-13s %v: %s\n", "tdp", g.TDP, g.Sources["tdp"])
+			}
 			if g.Notes != "" {
 				fmt.Fprintf(stdout, "    %-13s %s\n", "note", g.Notes)
 			}

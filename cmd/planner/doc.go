@@ -238,4 +238,63 @@
 // micro-batch size. explain-plan spells one out:
 //
 //	$ planner explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1
+//
+// # Whole run
+//
+// --tokens gives the run's token budget (15e12 or 15T) to search and
+// estimate: each plan gets its time to train (tokens over tokens per
+// second, steady state), its GPU-hours, with --gpu-hour-price (US
+// dollars) its cost, and from the GPU's TDP its energy, with the power
+// utilization and PUE it assumes (--power-utilization, --pue) printed
+// beside it:
+//
+//	$ planner search --model llama3-405b --gpus 1024 --tokens 15e12 --gpu-hour-price 2.5 --top 3
+//
+// Under --deadline (90d, 12w, 2000h) a search without --gpus searches
+// every count and picks, in --rank-by order (throughput, cost or time),
+// the first plan that finishes in time:
+//
+//	$ planner search --model llama3-70b --tokens 2T --deadline 60d --max-gpus 512 --rank-by cost --gpu-hour-price 2 --top 3
+//
+// # Sensitivity
+//
+// --sensitivity re-runs the search with the network 2x slower, the GEMM
+// efficiency 10% lower, the sequence doubled (at the same tokens per
+// step), the global batch halved and the HBM budget at 85% and 95%, and
+// says for each whether the winner stays the winner, how its step time
+// and tokens/s move, and which plan wins instead:
+//
+//	$ planner search --model llama3-405b --gpus 1024 --top 3 --sensitivity
+//
+// # Export
+//
+// planner export writes a plan, as search prints it, as a framework's
+// launch configuration: Megatron-LM arguments (--to megatron), a
+// torchtitan TOML job config (torchtitan), Megatron-Bridge recipe
+// overrides (nemo) or a DeepSpeed JSON config (deepspeed), with the
+// model, batch, recompute, sharding and overlap settings the estimate
+// assumed. Every flag and key is one the framework defines at a pinned
+// commit (launch/testdata). A plan a framework cannot express exits 2 and
+// says why, instead of writing a config that would run something else:
+//
+//	$ planner export --to megatron tp8-pp8v4[15,15]-cp2-dp8-zero1-sp-none-mb1 --model llama3-405b
+//	$ planner export --to torchtitan tp8-pp4[19,19]-cp2-dp2-zero3-sp-full-mb1 --model llama3-70b --gbs 256
+//
+// search --export megatron,nemo appends the winner's launch configs.
+//
+// # Report
+//
+// planner report takes the flags of search and writes a review document
+// to decide from: the question, the model, cluster and assumptions, the
+// top plans with every pipeline stage's memory, the step-time breakdown
+// and the exposed communication by link tier, the Pareto frontier of GPUs
+// against throughput (and time to train with --tokens), the nearest
+// misses on half the GPUs with their levers, the sensitivity table, the
+// calibration rows of planner validate on this GPU and format (or
+// "extrapolated"), the whole run, and the launch configs of the winner
+// (--export picks the frameworks; all four by default). The HTML
+// (--format html, the default) is one self-contained file with inline SVG
+// charts; --out names it:
+//
+//	$ planner report --model llama3-405b --gpus 128 --top 5 --format markdown
 package main

@@ -19,6 +19,7 @@ type estimateFlags struct {
 	perf    perfFlags
 	serve   serveFlags
 	fw      frameworkFlag
+	run     runFlags
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) error {
@@ -34,6 +35,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	f.perf.register(fs)
 	f.serve.register(fs)
 	f.fw.register(fs)
+	f.run.register(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -100,11 +102,16 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 	if err != nil {
 		return badInput(err)
 	}
+	spec, err := f.run.resolve(f.plan.set)
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(w, r)
+		return writeEstimateJSON(w, r, spec)
 	}
 	writeTrainReport(w, m, r, f.stages)
 	f.fw.write(w)
+	writeEstimateRun(w, r, spec)
 	return nil
 }
 

@@ -45,6 +45,8 @@ var commands = map[string]command{
 	"gpus":     {"list the GPU catalog", runGPUs},
 	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
 	"validate": {"compare predicted step times with the published measurements", runValidate},
+	"report":   {"a self-contained architecture review (HTML or Markdown) of a search", runReport},
+	"export":   {"a plan as Megatron-LM, torchtitan, Megatron-Bridge or DeepSpeed launch config", runExport},
 }
 
 // usageError marks bad input: the CLI exits 2.

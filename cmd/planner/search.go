@@ -39,6 +39,12 @@ type searchFlags struct {
 	json, csv, markdown, wide     bool
 	set                           map[string]bool
 	fw                            frameworkFlag
+	run                           runFlags
+	spec                          runSpec
+	sensitivity                   bool
+	shifts                        []search.Shift
+	export                        exportFlag
+	assumptions                   costmodel.Assumptions
 }
 
 func (f *searchFlags) register(fs *flag.FlagSet) {
@@ -83,6 +89,9 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown for an architecture review")
 	f.fw.register(fs)
 	fs.BoolVar(&f.wide, "wide", false, "text tables with every column (GPUs, exposed communication), past 100 columns")
+	f.run.register(fs, true)
+	fs.Var(&f.export, "export", "append the winner's launch config for these frameworks: megatron, torchtitan, nemo, deepspeed (comma-separated)")
+	fs.BoolVar(&f.sensitivity, "sensitivity", false, "re-run the search with the network 2x slower, GEMMs 10% slower, the sequence doubled, the batch halved, the HBM budget at 85% and 95%, and say whether the winner stays")
 }
 
 func runSearch(args []string, stdout, stderr io.Writer) error {
@@ -107,6 +116,10 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.spec, err = f.run.resolve(f.set); err != nil {
+		return err
+	}
+	f.spec.top = f.top
 	a, err := f.assume.resolve()
 	if err != nil {
 		return err
@@ -123,6 +136,7 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f.spec.adjust(&o)
 	r, err := search.Search(m, g, perNode, a, o)
 	if errors.Is(err, search.ErrNothingFits) {
 		return err
@@ -130,6 +144,10 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if f.sensitivity {
+		f.shifts = sensitivityOf(m, g, perNode, a, o, r)
+	}
+	f.assumptions = a
 	if err := f.write(stdout, m, r); err != nil {
 		return err
 	}
@@ -143,14 +161,21 @@ func runSearch(args []string, stdout, stderr io.Writer) error {
 func (f *searchFlags) write(w io.Writer, m *costmodel.Model, r *search.Result) error {
 	switch {
 	case f.json:
-		return writeJSON(w, r)
+		return writeJSON(w, f.jsonOf(r))
 	case f.csv:
 		return writeSearchCSV(w, r)
 	case f.markdown:
 		writeSearchMarkdown(w, m, r)
+		writeRunsMarkdown(w, f.spec, r)
+		writeSensitivityMarkdown(w, r, f.shifts)
 	default:
 		writeSearchText(w, m, r, f.wide)
 		f.fw.write(w)
+		if f.spec.on {
+			writeRunsText(w, searchRuns(f.spec, r), f.spec)
+		}
+		writeSensitivityText(w, r, f.shifts)
+		writeWinnerExports(w, m, r, f.assumptions, f.export.fws)
 	}
 	return nil
 }

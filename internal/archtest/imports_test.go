@@ -1,6 +1,6 @@
 // Package archtest enforces the direction of imports between the
 // project's packages: hardware <- costmodel <- costmodel/frameworks <-
-// costmodel/calibration, and costmodel <- search <- kernel and
+// costmodel/calibration, and costmodel <- search <- render <- kernel and
 // cmd/planner. Only kernel may import gonb.
 package archtest
 
@@ -17,9 +17,13 @@ var allowed = map[string][]string{
 	"costmodel/efficiency":  {"hardware"},
 	"costmodel/frameworks":  {"hardware", "costmodel", "costmodel/efficiency"},
 	"costmodel/calibration": {"hardware", "costmodel", "costmodel/frameworks", "costmodel/efficiency"},
+	"costmodel/trainrun":    {"hardware"},
+	"launch":                {"hardware", "costmodel", "costmodel/efficiency"},
 	"search":                {"hardware", "costmodel", "internal/names", "costmodel/efficiency"},
-	"kernel":                {"hardware", "costmodel", "search", "costmodel/efficiency"},
-	"cmd/planner":           {"hardware", "costmodel", "costmodel/frameworks", "costmodel/calibration", "search", "costmodel/efficiency"},
+	"render":                {"hardware", "costmodel", "search", "costmodel/efficiency"},
+	"kernel":                {"hardware", "costmodel", "search", "render", "costmodel/efficiency"},
+	"cmd/planner": {"hardware", "costmodel", "costmodel/frameworks", "costmodel/calibration", "costmodel/efficiency",
+		"costmodel/trainrun", "search", "render", "launch", "internal/names"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ type Mark struct {
 // document.
 func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (string, error) {
 	if len(frontier) == 0 {
-		return "", fmt.Errorf("kernel: frontier chart %q has no plans", title)
+		return "", fmt.Errorf("render: frontier chart %q has no plans", title)
 	}
 	xys := make(plotter.XYs, len(frontier))
 	for i, r := range frontier {
@@ -42,7 +42,7 @@ func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (strin
 	}
 	for _, xy := range xys {
 		if !finite(xy.X, xy.Y) || xy.X <= 0 || xy.Y <= 0 {
-			return "", fmt.Errorf("kernel: frontier point (%g GPUs, %g tokens/s) is not positive and finite", xy.X, xy.Y)
+			return "", fmt.Errorf("render: frontier point (%g GPUs, %g tokens/s) is not positive and finite", xy.X, xy.Y)
 		}
 	}
 	p := newPlot(title, "GPUs")
@@ -50,7 +50,7 @@ func FrontierChart(title string, frontier []search.Ranked, marks ...Mark) (strin
 	front := xys[:len(frontier)]
 	l, pts, err := plotter.NewLinePoints(front)
 	if err != nil {
-		return "", fmt.Errorf("kernel: frontier: %w", err)
+		return "", fmt.Errorf("render: frontier: %w", err)
 	}
 	l.Color, l.Width = seriesColor[0], vg.Points(1.5)
 	pts.Color, pts.Shape, pts.Radius = seriesColor[0], draw.CircleGlyph{}, vg.Points(2)
@@ -80,7 +80,7 @@ func addMarks(p *plot.Plot, xys plotter.XYs, marks []Mark) error {
 		col := seriesColor[(i+1)%len(seriesColor)]
 		sc, err := plotter.NewScatter(xys[i : i+1])
 		if err != nil {
-			return fmt.Errorf("kernel: mark %q: %w", m.Label, err)
+			return fmt.Errorf("render: mark %q: %w", m.Label, err)
 		}
 		sc.Color, sc.Shape, sc.Radius = col, draw.BoxGlyph{}, vg.Points(3.5)
 		p.Add(sc)

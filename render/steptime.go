@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -47,13 +47,13 @@ var stepParts = []stepPart{
 // document.
 func StepTimeChart(title string, bars ...StepBar) (string, error) {
 	if len(bars) == 0 {
-		return "", fmt.Errorf("kernel: step-time chart %q has no bars", title)
+		return "", fmt.Errorf("render: step-time chart %q has no bars", title)
 	}
 	labels := make([]string, len(bars))
 	for i, b := range bars {
 		labels[i] = b.Label
 		if s := b.Performance.Breakdown; !finite(float64(s.Total)) || s.Total <= 0 {
-			return "", fmt.Errorf("kernel: bar %q has a step time of %v", b.Label, s.Total)
+			return "", fmt.Errorf("render: bar %q has a step time of %v", b.Label, s.Total)
 		}
 	}
 	p := newPlot(title, "")
@@ -70,7 +70,7 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 		}
 		bc, err := plotter.NewBarChart(vals, width)
 		if err != nil {
-			return "", fmt.Errorf("kernel: bar chart: %w", err)
+			return "", fmt.Errorf("render: bar chart: %w", err)
 		}
 		bc.Color, bc.LineStyle.Width = part.color, 0
 		if below != nil {

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func (c MemoryChart) SVG() (string, error) {
 		xs = append(xs, s.X...)
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return "", fmt.Errorf("kernel: series %q: %w", s.Name, err)
+			return "", fmt.Errorf("render: series %q: %w", s.Name, err)
 		}
 		col := seriesColor[i%len(seriesColor)]
 		l.Color, l.Width = col, vg.Points(1.5)
@@ -101,22 +101,22 @@ func (c MemoryChart) axes(p *plot.Plot, xs []float64) {
 // validate checks that the chart can be drawn.
 func (c MemoryChart) validate() error {
 	if len(c.Series) == 0 {
-		return fmt.Errorf("kernel: chart %q has no series", c.Title)
+		return fmt.Errorf("render: chart %q has no series", c.Title)
 	}
 	for _, s := range c.Series {
 		if len(s.X) == 0 || len(s.X) != len(s.Y) {
-			return fmt.Errorf("kernel: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+			return fmt.Errorf("render: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
 		for j := range s.X {
 			x, y := s.X[j], float64(s.Y[j])
 			if !finite(x, y) || c.LogX && x <= 0 || c.LogY && y <= 0 {
-				return fmt.Errorf("kernel: series %q: point (%g, %g) is not finite or not positive on a log axis", s.Name, x, y)
+				return fmt.Errorf("render: series %q: point (%g, %g) is not finite or not positive on a log axis", s.Name, x, y)
 			}
 		}
 	}
 	for _, l := range c.Limits {
 		if !finite(float64(l.Bytes)) || c.LogY && l.Bytes <= 0 {
-			return fmt.Errorf("kernel: limit %q of %g bytes cannot be drawn", l.Name, float64(l.Bytes))
+			return fmt.Errorf("render: limit %q of %g bytes cannot be drawn", l.Name, float64(l.Bytes))
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // weights and gradients of stages 1 and 2).
 func ZeROChart(m *costmodel.Model, gpu hardware.GPU, base costmodel.Plan, a costmodel.Assumptions, gpus []int) (MemoryChart, error) {
 	if base.DP < 1 || base.GlobalBatch%base.DP != 0 {
-		return MemoryChart{}, fmt.Errorf("kernel: base plan's gbs=%d is not a multiple of dp=%d", base.GlobalBatch, base.DP)
+		return MemoryChart{}, fmt.Errorf("render: base plan's gbs=%d is not a multiple of dp=%d", base.GlobalBatch, base.DP)
 	}
 	model := base.TP * base.PP * base.CP
 	c := MemoryChart{Title: fmt.Sprintf("%s on %s: peak memory per GPU by ZeRO stage", m.Name, gpu.Name),
@@ -26,7 +26,7 @@ func ZeROChart(m *costmodel.Model, gpu hardware.GPU, base costmodel.Plan, a cost
 		s := Series{Name: fmt.Sprintf("ZeRO-%d", z)}
 		for _, n := range gpus {
 			if model < 1 || n%model != 0 {
-				return MemoryChart{}, fmt.Errorf("kernel: %d GPUs is not a multiple of tp*pp*cp = %d", n, model)
+				return MemoryChart{}, fmt.Errorf("render: %d GPUs is not a multiple of tp*pp*cp = %d", n, model)
 			}
 			p := base
 			p.ZeRO, p.DP, p.GlobalBatch = z, n/model, base.GlobalBatch/base.DP*(n/model)

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -25,14 +25,14 @@ type InventoryBar struct {
 // the chart. It returns an SVG document.
 func InventoryChart(title string, bars ...InventoryBar) (string, error) {
 	if len(bars) == 0 {
-		return "", fmt.Errorf("kernel: inventory chart %q has no bars", title)
+		return "", fmt.Errorf("render: inventory chart %q has no bars", title)
 	}
 	p := newPlot(title, "")
 	labels := make([]string, len(bars))
 	for i, b := range bars {
 		labels[i] = b.Label
 		if !finite(float64(b.Memory.Total), float64(b.Memory.Budget), float64(b.Memory.Capacity)) {
-			return "", fmt.Errorf("kernel: bar %q has a non-finite total, budget or capacity", b.Label)
+			return "", fmt.Errorf("render: bar %q has a non-finite total, budget or capacity", b.Label)
 		}
 	}
 	width := vg.Points(min(60, 300/float64(len(bars))))
@@ -47,7 +47,7 @@ func InventoryChart(title string, bars ...InventoryBar) (string, error) {
 		}
 		bc, err := plotter.NewBarChart(vals, width)
 		if err != nil {
-			return "", fmt.Errorf("kernel: bar chart: %w", err)
+			return "", fmt.Errorf("render: bar chart: %w", err)
 		}
 		bc.Color = groupColors[g]
 		bc.LineStyle.Width = 0
@@ -103,7 +103,7 @@ func addBarLabels(p *plot.Plot, ys []float64, labels []string) error {
 	}
 	l, err := plotter.NewLabels(xy)
 	if err != nil {
-		return fmt.Errorf("kernel: bar labels: %w", err)
+		return fmt.Errorf("render: bar labels: %w", err)
 	}
 	for i := range l.TextStyle {
 		l.TextStyle[i].XAlign = draw.XCenter

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // and the static memory (states and overheads) are drawn as lines.
 func TimelineChart(title string, tl costmodel.Timeline, budget hardware.Bytes) (string, error) {
 	if len(tl.Points) == 0 || tl.Peak < 0 || tl.Peak >= len(tl.Points) {
-		return "", fmt.Errorf("kernel: timeline of stage %d has no points or no peak", tl.Stage)
+		return "", fmt.Errorf("render: timeline of stage %d has no points or no peak", tl.Stage)
 	}
 	p := newPlot(title, "time (one micro-batch forward = 1; waits left out)")
 	// A forward ramps up from where the last pass ended; a backward holds
@@ -38,12 +38,12 @@ func TimelineChart(title string, tl costmodel.Timeline, budget hardware.Bytes) (
 	end := tl.Points[len(tl.Points)-1].End
 	for _, xy := range xys {
 		if !finite(xy.X, xy.Y) {
-			return "", fmt.Errorf("kernel: timeline point (%g, %g) is not finite", xy.X, xy.Y)
+			return "", fmt.Errorf("render: timeline point (%g, %g) is not finite", xy.X, xy.Y)
 		}
 	}
 	mem, err := plotter.NewLine(xys)
 	if err != nil {
-		return "", fmt.Errorf("kernel: timeline: %w", err)
+		return "", fmt.Errorf("render: timeline: %w", err)
 	}
 	mem.Color, mem.Width = groupColors[costmodel.GroupActivations], vg.Points(1.5)
 	mem.FillColor = lighter(groupColors[costmodel.GroupActivations])
@@ -71,13 +71,13 @@ func markPeak(p *plot.Plot, tl costmodel.Timeline) error {
 	}
 	dot, err := plotter.NewScatter(xy)
 	if err != nil {
-		return fmt.Errorf("kernel: peak: %w", err)
+		return fmt.Errorf("render: peak: %w", err)
 	}
 	dot.Color, dot.Shape, dot.Radius = budgetColor, draw.CircleGlyph{}, vg.Points(3.5)
 	lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: xy,
 		Labels: []string{fmt.Sprintf("  peak %v at %v", pk.Total, pk.Pass)}})
 	if err != nil {
-		return fmt.Errorf("kernel: peak label: %w", err)
+		return fmt.Errorf("render: peak label: %w", err)
 	}
 	lbl.TextStyle[0].YAlign = draw.YBottom
 	p.Add(dot, lbl)

@@ -1,4 +1,4 @@
-package kernel
+package render
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ func render(p *plot.Plot) (string, error) {
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("kernel: writing SVG: %w", err)
+		return "", fmt.Errorf("render: writing SVG: %w", err)
 	}
 	s := buf.String()
 	if i := strings.Index(s, "<svg"); i > 0 {
