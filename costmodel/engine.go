@@ -44,6 +44,10 @@ type Engine struct {
 	// takes for weights, activations and KV cache (vLLM's
 	// gpu_memory_utilization 0.9).
 	MemoryFraction float64 `json:"memory_fraction"`
+	// OfFreeMemory applies MemoryFraction to the memory left after the
+	// weights and overheads (TensorRT-LLM's free_gpu_memory_fraction)
+	// instead of to the whole HBM (vLLM, SGLang).
+	OfFreeMemory bool `json:"of_free_memory"`
 	// ReserveFullLength admits a request only when the KV cache of its
 	// whole input plus output fits (TensorRT-LLM's GUARANTEED_NO_EVICT
 	// scheduler); otherwise the engine admits on the blocks in use and
@@ -62,12 +66,12 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.76e-3, RequestOverhead: 51.1e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.77e-3, RequestOverhead: 51.0e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 6.04e-3, RequestOverhead: 362e-3, Lockstep: 0.968, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 6.04e-3, RequestOverhead: 362e-3, Lockstep: 0.970, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 4.00e-3, RequestOverhead: 150e-3, Lockstep: 0.183, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
-		MemoryFraction: 0.9, ReserveFullLength: true},
+	"trtllm": {Name: "trtllm", StepOverhead: 4.02e-3, RequestOverhead: 150e-3, Lockstep: 0.184, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
+		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 
 // EngineSource cites the preset of an engine.

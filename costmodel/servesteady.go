@@ -11,11 +11,14 @@ import (
 // Replicas, Weights and KV; the context, users and KV block follow from
 // the load and the engine) serving load l with engine eng.
 func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, eng Engine, a Assumptions) (*ServeLatency, error) {
-	if err := l.Validate(); err != nil {
+	err := l.Validate()
+	if err != nil {
 		return nil, err
 	}
 	s.Context, s.Users, s.BlockTokens = l.InputTokens+l.OutputTokens, s.Replicas, eng.BlockTokens
-	a.HBMFraction = eng.MemoryFraction
+	if a.HBMFraction, err = engineBudget(m, c, s, eng, a); err != nil {
+		return nil, err
+	}
 	b, err := newBatchModel(m, c, s, eng, a)
 	if err != nil {
 		return nil, err
@@ -43,6 +46,24 @@ func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, e
 	}
 	r.fill(st, reps, s.GPUs(), l)
 	return r, nil
+}
+
+// engineBudget is the share of HBM the engine's weights, overheads and
+// KV cache may fill: MemoryFraction, or with OfFreeMemory (f x free +
+// fixed) / HBM, where fixed is the weights and overheads of the most
+// loaded GPU and free = HBM - fixed.
+func engineBudget(m *Model, c hardware.Cluster, s ServePlan, eng Engine, a Assumptions) (float64, error) {
+	if !eng.OfFreeMemory {
+		return eng.MemoryFraction, nil
+	}
+	a.HBMFraction = 1
+	r, err := EstimateServe(m, c, s, a)
+	if err != nil {
+		return 0, err
+	}
+	hbm := float64(c.GPU.HBM)
+	fixed := float64(r.Memory.Total - r.Memory.Group(GroupKV))
+	return min(max((eng.MemoryFraction*(hbm-fixed)+fixed)/hbm, 1e-6), 1), nil
 }
 
 // admitTokens is the KV length the engine reserves per admitted

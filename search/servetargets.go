@@ -45,15 +45,16 @@ type LoadLayout struct {
 // cheapest (GPU-seconds per output token) first, and those that cannot
 // with the reason.
 type LoadResult struct {
-	Model       string              `json:"model"`
-	GPU         string              `json:"gpu"`
-	GPUsPerNode int                 `json:"gpus_per_node"`
-	Load        costmodel.ServeLoad `json:"load"`
-	Engine      costmodel.Engine    `json:"engine"`
-	Weights     costmodel.DType     `json:"weights_dtype"`
-	KV          costmodel.DType     `json:"kv_dtype"`
-	TTFT        hardware.Seconds    `json:"ttft_target_s,omitempty"`
-	TPOT        hardware.Seconds    `json:"tpot_target_s,omitempty"`
+	Model       string                `json:"model"`
+	GPU         string                `json:"gpu"`
+	GPUsPerNode int                   `json:"gpus_per_node"`
+	Load        costmodel.ServeLoad   `json:"load"`
+	Engine      costmodel.Engine      `json:"engine"`
+	Weights     costmodel.DType       `json:"weights_dtype"`
+	KV          costmodel.DType       `json:"kv_dtype"`
+	TTFT        hardware.Seconds      `json:"ttft_target_s,omitempty"`
+	TPOT        hardware.Seconds      `json:"tpot_target_s,omitempty"`
+	Assumptions costmodel.Assumptions `json:"assumptions"`
 	// GPUs is the fewest GPUs of any layout that meets the targets (0:
 	// none does).
 	GPUs    int          `json:"gpus"`
@@ -85,8 +86,11 @@ func ServeLoad(q LoadQuery) (*LoadResult, error) {
 		return nil, err
 	}
 	r := &LoadResult{Model: q.Model.Name, GPU: q.GPU.Name, GPUsPerNode: q.GPUsPerNode, Load: q.Load, Engine: q.Engine,
-		Weights: q.Weights, KV: q.KV, TTFT: q.TTFT, TPOT: q.TPOT}
+		Weights: q.Weights, KV: q.KV, TTFT: q.TTFT, TPOT: q.TPOT, Assumptions: q.Assumptions}
 	for _, sh := range q.shapes() {
+		if sh.pp > 1 && q.PP == 0 && len(r.Layouts) > 0 {
+			continue // a pipeline only lengthens the step once one stage holds the model
+		}
 		l, why, err := q.fewestReplicas(sh)
 		if err != nil {
 			return nil, err

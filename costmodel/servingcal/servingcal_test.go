@@ -24,7 +24,7 @@ func cases(t *testing.T) []Case {
 }
 
 // Gates: the accuracy the defaults reach on the 787 modeled rows (TTFT
-// median |error| 26.6%, TPOT 13.4%, both signed medians within 0.1%),
+// median |error| 26.2%, TPOT 13.2%, both signed medians within 0.2%),
 // with a margin against noise; the targets (15% and +-8%) are
 // printed, and met for TPOT per engine and generation only in part.
 const (
