@@ -143,7 +143,7 @@ func (q LoadQuery) normalize() (LoadQuery, error) {
 }
 
 // shapes are the replica shapes searched: the pinned one, or every
-// tensor-parallel degree inside the domain that splits the heads (with
+// tensor-parallel degree inside the domain that splits the heads (domainTPs, with
 // pp 1, or the pinned pp), and for multi-node GPUs pipelines of the
 // largest such degree over whole nodes up to 8 stages.
 func (q LoadQuery) shapes() []shape {
@@ -153,7 +153,7 @@ func (q LoadQuery) shapes() []shape {
 	var out []shape
 	tps := []int{q.TP}
 	if q.TP == 0 {
-		tps = tpChoices(q.Model, q.GPUsPerNode)
+		tps = domainTPs(q.Model, q.GPUsPerNode)
 	}
 	for _, tp := range tps {
 		out = append(out, shape{tp, max(q.PP, 1)})
@@ -165,6 +165,19 @@ func (q LoadQuery) shapes() []shape {
 	for pp := 2; pp <= min(8, q.Model.Layers); pp++ {
 		if tp*pp > q.GPUsPerNode && tp*pp%q.GPUsPerNode == 0 {
 			out = append(out, shape{tp, pp})
+		}
+	}
+	return out
+}
+
+// domainTPs are the tensor-parallel degrees that split the heads and fit
+// one NVLink domain of per GPUs; unlike tpChoices they need not divide
+// it (tp 64 on a 72-GPU GB200 NVL72 rack leaves 8 GPUs to other work).
+func domainTPs(m *costmodel.Model, per int) []int {
+	var out []int
+	for tp := 1; tp <= per; tp++ {
+		if m.SplitsHeads(tp) {
+			out = append(out, tp)
 		}
 	}
 	return out

@@ -77,3 +77,13 @@ func TestServeLoadPinned(t *testing.T) {
 		t.Errorf("a 1 ms TPOT: layouts %+v, missed %+v", r.Layouts, r.Missed)
 	}
 }
+
+// TestDomainTPs: on a 72-GPU GB200 NVL72 domain tensor parallelism
+// reaches 64 for DeepSeek-V3's 128 heads, though 64 does not divide 72.
+func TestDomainTPs(t *testing.T) {
+	m, _ := costmodel.LookupModel("deepseek-v3")
+	got := domainTPs(m, 72)
+	if got[len(got)-1] != 64 || len(got) != 7 {
+		t.Errorf("tp choices on 72 GPUs: %v, want 1, 2, 4, ..., 64", got)
+	}
+}
