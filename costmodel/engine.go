@@ -36,9 +36,9 @@ type Engine struct {
 	// ChunkTokens caps the prefill tokens one step takes from a prompt
 	// (chunked prefill); 0 lets a prompt enter whole.
 	ChunkTokens int `json:"chunk_tokens"`
-	// CUDAGraphs replays decode steps as CUDA graphs, so a decode step
-	// pays no per-kernel launch cost; without them every kernel costs
-	// the launch latency of Assumptions-independent KernelLaunch.
+	// CUDAGraphs replays steps as CUDA graphs, so a step pays no
+	// per-kernel launch cost; without them every kernel of every layer
+	// adds KernelLaunch.
 	CUDAGraphs bool `json:"cuda_graphs"`
 	// MemoryFraction is the share of the driver-reported HBM the engine
 	// takes for weights, activations and KV cache (vLLM's

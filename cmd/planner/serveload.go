@@ -74,7 +74,7 @@ func (f *serveCmdFlags) serveLoad(set map[string]bool) (costmodel.ServeLoad, err
 	return l, badInput(l.Validate())
 }
 
-// engine is the preset with the overrides given.
+// resolveEngine is the preset with the overrides given.
 func (f *loadFlags) resolveEngine(set map[string]bool, blockTokens int) (costmodel.Engine, error) {
 	e, err := costmodel.LookupEngine(f.engine)
 	if err != nil {
