@@ -78,7 +78,10 @@ func TestFittedDefaults(t *testing.T) {
 }
 
 // TestLeaveOneEngineOut refits without each engine (its overheads and
-// lockstep share become the mean of the others') and scores it.
+// lockstep share become the mean of the others') and scores it. Gates
+// at today's figures (TPOT 14.5-27.6%, TTFT 73-201%: the request
+// overhead and the lockstep share are the benchmark harness of each
+// engine and do not carry over); the target is 20%.
 func TestLeaveOneEngineOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three fits")
@@ -91,5 +94,8 @@ func TestLeaveOneEngineOut(t *testing.T) {
 		s := h.Summary
 		t.Logf("without %s: TTFT %.1f%% (%+.1f%%), TPOT %.1f%% (%+.1f%%) on its %d rows", h.Engine,
 			100*s.TTFTMedian, 100*s.TTFTSigned, 100*s.TPOTMedian, 100*s.TPOTSigned, s.Rows)
+		if s.TPOTMedian > 0.30 || s.TTFTMedian > 2.2 {
+			t.Errorf("without %s: held-out accuracy regressed: %+v", h.Engine, s)
+		}
 	}
 }
