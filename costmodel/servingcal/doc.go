@@ -6,7 +6,7 @@
 // model, a cluster, a plan, a load and an engine, or listed with the
 // reason it is not modeled. Fit finds the few physical parameters (a
 // per-step overhead per engine, achieved HBM and FLOP shares per GPU
-// generation, the arrival variability of the closed-loop benchmarks) on
+// generation, the share of each engine's benchmark requests arriving in lockstep) on
 // every modeled row; LeaveOneEngineOut refits without each engine and
 // scores that engine. The tests fail when the accuracy regresses.
 package servingcal
