@@ -188,14 +188,24 @@ const (
 	DTypeFP8
 	DTypeInt4
 	DTypeFP32
+	// DTypeNVFP4 is NVIDIA's 4-bit float (e2m1) with an fp8 scale per 16
+	// values; DTypeMXFP4 the OCP microscaling 4-bit float with an e8m0
+	// scale per 32 values (gpt-oss ships its experts in it).
+	DTypeNVFP4
+	DTypeMXFP4
 )
 
-var dtypeNames = enumNames{"bf16", "fp8", "int4", "fp32"}
+var dtypeNames = enumNames{"bf16", "fp8", "int4", "fp32", "nvfp4", "mxfp4"}
 
-// Bytes is the storage size of one value: bf16 2, fp8 1, int4 0.5, fp32 4.
+// Bytes is the storage size of one value: bf16 2, fp8 1, int4 0.5, fp32
+// 4, nvfp4 and mxfp4 0.5 (their block scales are counted apart, in
+// weightBytesPerParam).
 func (d DType) Bytes() float64 {
-	return [...]float64{2, 1, 0.5, 4}[d]
+	return [...]float64{2, 1, 0.5, 4, 0.5, 0.5}[d]
 }
+
+// IsFP4 reports a 4-bit float format (nvfp4, mxfp4).
+func (d DType) IsFP4() bool { return d == DTypeNVFP4 || d == DTypeMXFP4 }
 
 func (d DType) String() string               { return dtypeNames.name(int(d)) }
 func (d DType) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

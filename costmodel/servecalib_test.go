@@ -162,3 +162,46 @@ func TestPrefillAgainstTensorRTLLM(t *testing.T) {
 }
 
 func secondsOf(s float64) hardware.Seconds { return hardware.Seconds(s) }
+
+// TestLoadModelOnPublishedRows runs the steady-state model on the
+// compute-bound TensorRT-LLM v0.5 rows at one request in flight, with
+// the trtllm preset less its request overhead (those rows time the engine
+// in-process, without the HTTP front end the overhead stands for), and
+// on gpt-fast's batch-1 decode rows with no engine overhead at all
+// (gpt-fast is a bare PyTorch loop) and the 27.5 µs all-reduce latency
+// TestDecodeAgainstGPTFast fits on its box without NVSwitch: both within
+// 20%.
+func TestLoadModelOnPublishedRows(t *testing.T) {
+	trt := Engines["trtllm"]
+	trt.RequestOverhead = 0
+	bare := Engine{Name: "gpt-fast", CUDAGraphs: true, MemoryFraction: 0.9}
+	check := func(p servePoint, e Engine, ttft bool) {
+		a := DefaultAssumptions()
+		if !ttft {
+			a.ServeAllReduceLatency = 27.5e-6
+		}
+		s := ServePlan{TP: p.tp, PP: 1, Replicas: 1, Weights: p.weights}
+		l := ServeLoad{InputTokens: p.context, OutputTokens: 128, Concurrency: 1}
+		if !ttft {
+			l.InputTokens = 5
+		}
+		r, err := EstimateServeLoad(p.m, cluster(t, p.gpu, p.tp), s, l, e, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := float64(r.TPOT)
+		if ttft {
+			got = float64(r.TTFT)
+		}
+		t.Logf("%-24s measured %.4g s, load model %.4g s (%+.1f%%)", p.name, p.measured, got, 100*(got/p.measured-1))
+		if !within(got, p.measured, 0.20) {
+			t.Errorf("%s: load model %.4g s, measured %.4g (more than 20%% off)", p.name, got, p.measured)
+		}
+	}
+	for _, p := range trtllmTTFT[:2] {
+		check(p, trt, true)
+	}
+	for _, p := range gptFast {
+		check(p, bare, false)
+	}
+}

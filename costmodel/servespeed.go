@@ -78,7 +78,7 @@ func EstimateServeSpeed(m *Model, c hardware.Cluster, s ServePlan, a Assumptions
 	if err != nil {
 		return ServeSpeed{}, err
 	}
-	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: servePeak(c.GPU, s.Weights)}
+	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights)}
 	v := ServeSpeed{Batch: s.UsersPerReplica(), Peak: e.peak, OpsPerByte: float64(e.peak) / float64(c.GPU.MemBandwidth)}
 	v.Decode = e.step(v.Batch, s.Context, false)
 	v.TimePerOutputToken = v.Decode.Total
@@ -90,27 +90,14 @@ func EstimateServeSpeed(m *Model, c hardware.Cluster, s ServePlan, a Assumptions
 	return v, nil
 }
 
-// servePeak is the tensor-core peak the served weights run at: fp8 GEMMs
-// for fp8 weights where the GPU has fp8 tensor cores, bf16 for bf16 and
-// for int4 (weight-only quantization dequantizes to bf16), TF32 for fp32;
-// at the clock the GPU sustains under load (hardware.GPU.Sustained), as
-// in the training step time.
-func servePeak(g hardware.GPU, w DType) hardware.FLOPRate {
-	peak := g.PeakBF16
-	switch {
-	case w == DTypeFP8 && g.PeakFP8 > 0:
-		peak = g.PeakFP8
-	case w == DTypeFP32:
-		peak = g.PeakBF16 / 2
-	}
-	return peak * hardware.FLOPRate(g.Sustained())
-}
-
 // weightBytesPerParam is the stored bytes of one weight, int4 scales
 // included.
 func weightBytesPerParam(d DType) float64 {
-	if d == DTypeInt4 {
+	switch d {
+	case DTypeInt4:
 		return d.Bytes() + int4ScaleBytesPerParam
+	case DTypeNVFP4, DTypeMXFP4:
+		return d.Bytes() + fp4ScaleBytesPerParam(d)
 	}
 	return d.Bytes()
 }

@@ -297,4 +297,42 @@
 // charts; --out names it:
 //
 //	$ planner report --model llama3-405b --gpus 128 --top 5 --format markdown
+//
+// # Serve under load
+//
+// Given the request shape (--input-tokens, --output-tokens) and the load
+// (--concurrency requests in flight, or --rate requests per second, the
+// concurrency then following by Little's law), planner serve models an
+// engine's continuous batching in steady state: each decode step reads
+// the weights and every live sequence's KV cache (input + output/2
+// tokens on average) once, prefills enter whole or in chunks
+// (--chunked-prefill) that lengthen the steps they join, TTFT is the wait
+// for a KV slot, the wait behind other prefills, the step under way, the
+// prefill's own steps and the engine's request overhead, and TPOT is the
+// mean step a decoding request sees. --engine vllm|sglang|trtllm picks a
+// preset (step and request overheads fitted on measured-serving.csv, KV
+// block, chunk size, CUDA graphs, memory share, admission), every field
+// printed and overridable (--step-overhead-ms, --request-overhead-ms,
+// --memory-fraction, --block-size). With --ttft and --tpot it finds, for
+// every layout (--tp and --pp pin it; tensor parallelism reaches the
+// NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
+// targets at the load, and ranks them by GPU-seconds per output token.
+// --users and --context are aliases of --concurrency and of input +
+// output.
+//
+// Llama 3.1 70B on H100s at 10 requests/s of 8,192-token prompts and
+// 1,024-token answers, within a 2 s TTFT and a 40 ms TPOT:
+//
+//	$ planner serve --model llama3.1-70b --gpu h100 --input-tokens 8192 --output-tokens 1024 --ttft 2s --tpot 40ms --rate 10
+//
+// One pinned TensorRT-LLM layout in fp8 under 64 requests in flight:
+//
+//	$ planner serve --model llama3.1-70b --gpu h200 --engine trtllm --weights-dtype fp8 --kv-dtype fp8 --tp 4 --input-tokens 1024 --output-tokens 1024 --concurrency 64
+//
+// The serving model against the 821 measured points of
+// costmodel/servingcal/testdata/measured-serving.csv: the fitted
+// parameters, the error per engine and GPU generation and overall, and
+// every row (--leave-one-engine-out adds the refits without each engine):
+//
+//	$ planner validate --serving --top 10
 package main

@@ -20,6 +20,7 @@ type serveCmdFlags struct {
 	top         int
 	assume      assumptionFlags
 	serve       serveFlags
+	load        loadFlags
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
@@ -34,8 +35,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.top, "top", 8, "layouts to list (0: all)")
 	f.assume.register(fs)
 	f.serve.register(fs)
+	f.load.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if set := setFlags(fs); loadMode(set) {
+		return f.runServeLoad(set, stdout)
 	}
 	q, err := f.query()
 	if err != nil {

@@ -17,8 +17,17 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	csvPath := fs.String("csv", "", "calibration CSV to read (default: the embedded copies of costmodel/calibration/testdata/measured.csv and measured-modern.csv)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	refit := fs.Bool("refit", false, "refit the parameters from their starting values (slow) instead of checking the defaults, and refit each leave-one-source-out fit longer")
+	serving := fs.Bool("serving", false, "check the serving model against costmodel/servingcal/testdata/measured-serving.csv instead")
+	loeo := fs.Bool("leave-one-engine-out", false, "with --serving: also refit without each engine and score it (about a minute)")
+	top := fs.Int("top", 20, "with --serving: rows to list, largest TTFT error first (0: all)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *top < 0 {
+		return badInputf("--top %d: give a positive number of rows, or 0 for all", *top)
+	}
+	if *serving {
+		return runValidateServing(stdout, *asJSON, *loeo, *top)
 	}
 	rows, from, err := loadRows(*csvPath)
 	if err != nil {

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"time"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+	"github.com/gpu-planner/planner/search"
+)
+
+// loadFlags describe serving under load: the request shape, the load,
+// the engine, pinned layouts and latency targets.
+type loadFlags struct {
+	input, output     int
+	concurrency, rate float64
+	engine            string
+	chunk             int
+	stepMS, requestMS float64
+	memoryFraction    float64
+	tp, pp            int
+	ttft, tpot        time.Duration
+}
+
+// loadFlagNames are the flags that switch `planner serve` to the load
+// model; --context and --users then act as aliases.
+var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
+	"step-overhead-ms", "request-overhead-ms", "memory-fraction", "tp", "pp", "ttft", "tpot"}
+
+func (f *loadFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.input, "input-tokens", 1024, "serving under load: prompt tokens per request")
+	fs.IntVar(&f.output, "output-tokens", 1024, "serving under load: generated tokens per request (the KV cache grows from input to input+output)")
+	fs.Float64Var(&f.concurrency, "concurrency", 0, "serving under load: requests in flight (--users is an alias)")
+	fs.Float64Var(&f.rate, "rate", 0, "serving under load: requests per second (concurrency by Little's law)")
+	fs.StringVar(&f.engine, "engine", "vllm", "serving under load: engine preset: vllm, sglang, trtllm")
+	fs.IntVar(&f.chunk, "chunked-prefill", -1, "serving under load: prefill tokens per step (0: whole prompts; default: the engine's)")
+	fs.Float64Var(&f.stepMS, "step-overhead-ms", -1, "serving under load: fixed time per engine step, ms (default: the engine's, fitted)")
+	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: fixed time per request before its first token, ms (default: the engine's, fitted)")
+	fs.Float64Var(&f.memoryFraction, "memory-fraction", 0, "serving under load: share of HBM the engine takes (default: the engine's, vLLM 0.9)")
+	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
+	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
+	fs.DurationVar(&f.ttft, "ttft", 0, "serving under load: time-to-first-token target, e.g. 500ms")
+	fs.DurationVar(&f.tpot, "tpot", 0, "serving under load: time-per-output-token target, e.g. 30ms")
+}
+
+// loadMode reports whether any load flag was given.
+func loadMode(set map[string]bool) bool {
+	for _, n := range loadFlagNames {
+		if set[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// serveLoad resolves the aliases: --users is the concurrency when
+// neither --concurrency nor --rate is given; --context is input +
+// output when --input-tokens is not given.
+func (f *serveCmdFlags) serveLoad(set map[string]bool) (costmodel.ServeLoad, error) {
+	l := costmodel.ServeLoad{InputTokens: f.load.input, OutputTokens: f.load.output, Concurrency: f.load.concurrency, Rate: f.load.rate}
+	if set["context"] && !set["input-tokens"] {
+		if f.serve.context <= l.OutputTokens {
+			return l, badInputf("--context %d must exceed --output-tokens %d (it is input + output)", f.serve.context, l.OutputTokens)
+		}
+		l.InputTokens = f.serve.context - l.OutputTokens
+	}
+	if !set["concurrency"] && !set["rate"] {
+		l.Concurrency = float64(f.serve.users)
+	}
+	if l.Concurrency < 0 || l.Rate < 0 || (l.Concurrency > 0 && l.Rate > 0) {
+		return l, badInputf("--concurrency %g and --rate %g: give one positive load, not both", l.Concurrency, l.Rate)
+	}
+	return l, badInput(l.Validate())
+}
+
+// resolveEngine is the preset with the overrides given.
+func (f *loadFlags) resolveEngine(set map[string]bool, blockTokens int) (costmodel.Engine, error) {
+	e, err := costmodel.LookupEngine(f.engine)
+	if err != nil {
+		return e, badInput(err)
+	}
+	if f.chunk >= 0 {
+		e.ChunkTokens = f.chunk
+	}
+	if f.stepMS >= 0 {
+		e.StepOverhead = hardware.Seconds(f.stepMS / 1e3)
+	}
+	if f.requestMS >= 0 {
+		e.RequestOverhead = hardware.Seconds(f.requestMS / 1e3)
+	}
+	if set["memory-fraction"] {
+		e.MemoryFraction = f.memoryFraction
+	}
+	if set["block-size"] {
+		e.BlockTokens = blockTokens
+	}
+	return e, badInput(e.Validate())
+}
+
+// loadQuery turns the flags into a load query.
+func (f *serveCmdFlags) loadQuery(set map[string]bool) (search.LoadQuery, error) {
+	var q search.LoadQuery
+	base, err := f.query()
+	if err != nil {
+		return q, err
+	}
+	l, err := f.serveLoad(set)
+	if err != nil {
+		return q, err
+	}
+	e, err := f.load.resolveEngine(set, f.serve.blockTokens)
+	if err != nil {
+		return q, err
+	}
+	if f.load.ttft < 0 || f.load.tpot < 0 || f.load.tp < 0 || f.load.pp < 0 {
+		return q, badInputf("--ttft %v, --tpot %v, --tp %d, --pp %d must not be negative", f.load.ttft, f.load.tpot, f.load.tp, f.load.pp)
+	}
+	a := base.Assumptions
+	if !set["decode-hbm-efficiency"] && !set["prefill-flop-efficiency"] {
+		a = costmodel.ServeAssumptions(a, base.GPU)
+	}
+	return search.LoadQuery{Model: base.Model, GPU: base.GPU, GPUsPerNode: base.GPUsPerNode, TP: f.load.tp, PP: f.load.pp,
+		Weights: base.Load.Weights, KV: base.Load.KV, Load: l, Engine: e,
+		TTFT: hardware.Seconds(f.load.ttft.Seconds()), TPOT: hardware.Seconds(f.load.tpot.Seconds()), Assumptions: a}, nil
+}
+
+// runServeLoad answers `planner serve` under load.
+func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) error {
+	q, err := f.loadQuery(set)
+	if err != nil {
+		return err
+	}
+	r, err := search.ServeLoad(q)
+	if err != nil {
+		return badInput(err)
+	}
+	switch {
+	case f.json:
+		return writeJSON(stdout, r)
+	case f.markdown:
+		writeLoadResult(stdout, q, r, f.top, markdownStyle)
+	default:
+		writeLoadResult(stdout, q, r, f.top, textStyle)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestServeLoadDoneWhen: the issue's example answers with GPUs, a layout
+// and replicas that meet both targets, and the JSON carries the numbers.
+func TestServeLoadDoneWhen(t *testing.T) {
+	args := []string{"serve", "--model", "llama3.1-70b", "--gpu", "h100", "--input-tokens", "8192", "--output-tokens", "1024",
+		"--ttft", "2s", "--tpot", "40ms", "--rate", "10"}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 || !strings.Contains(out, "fewest GPUs that meet the targets:") {
+		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
+	}
+	code, js, errs := runCLI(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		GPUs    int `json:"gpus"`
+		Layouts []struct {
+			TP, Replicas, GPUs int
+			Latency            struct {
+				TTFT  float64 `json:"ttft_s"`
+				TPOT  float64 `json:"tpot_s"`
+				Rate  float64 `json:"rate_per_s"`
+				Cost  float64 `json:"gpu_seconds_per_token"`
+				Slots int     `json:"kv_slots_per_replica"`
+			} `json:"latency"`
+		} `json:"layouts"`
+		Assumptions struct {
+			HBM float64 `json:"serve_hbm_efficiency"`
+		} `json:"assumptions"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.GPUs < 8 || len(r.Layouts) == 0 || r.Assumptions.HBM == 0 {
+		t.Fatalf("JSON %+v", r)
+	}
+	b := r.Layouts[0]
+	if b.Latency.TTFT > 2 || b.Latency.TPOT > 0.04 || b.Replicas < 1 || b.GPUs != b.TP*b.Replicas || b.Latency.Rate < 9.99 || b.Latency.Cost <= 0 {
+		t.Errorf("best layout %+v misses the targets or the load", b)
+	}
+	// 10 requests/s x 1024 tokens on b.GPUs GPUs: the cost is GPUs / tokens per second.
+	if want := float64(b.GPUs) / (10 * 1024); !within(b.Latency.Cost, want, 1e-3) {
+		t.Errorf("cost %.4g GPU-s per token, want %.4g", b.Latency.Cost, want)
+	}
+}
+
+func within(got, want, tol float64) bool { return got >= want*(1-tol) && got <= want*(1+tol) }
+
+// TestServeLoadBadInput: bad load flags exit 2 and name the value.
+func TestServeLoadBadInput(t *testing.T) {
+	base := []string{"serve", "--model", "llama3.1-70b"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "tgi"}, `unknown engine "tgi" (valid: sglang, trtllm, vllm)`},
+		{[]string{"--concurrency", "4", "--rate", "2"}, "not both"},
+		{[]string{"--context", "100", "--output-tokens", "1024"}, "--context 100 must exceed --output-tokens 1024"},
+		{[]string{"--tp", "3"}, "tp=3"},
+		{[]string{"--ttft", "-1s"}, "must not be negative"},
+		{[]string{"--input-tokens", "0"}, "input tokens 0"},
+		{[]string{"--engine", "vllm", "--memory-fraction", "1.5"}, "memory fraction 1.5"},
+		{[]string{"--engine", "vllm", "--step-overhead-ms", "5000"}, "step overhead"},
+	} {
+		code, _, errs := runCLI(t, append(base, tt.args...)...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// TestServeLoadAliases: --users is the concurrency and --context the
+// input + output when the load flags leave them unset.
+func TestServeLoadAliases(t *testing.T) {
+	_, a, _ := runCLI(t, "serve", "--model", "llama3.1-8b", "--engine", "vllm", "--users", "8", "--context", "2048", "--output-tokens", "512", "--json")
+	_, b, _ := runCLI(t, "serve", "--model", "llama3.1-8b", "--engine", "vllm", "--concurrency", "8", "--input-tokens", "1536", "--output-tokens", "512", "--json")
+	if a != b || !strings.Contains(a, `"input_tokens": 1536`) {
+		t.Errorf("aliases differ from the flags they stand for:\n%s", a)
+	}
+}
+
+// TestValidateServing: the serving check runs and prints its tables.
+func TestValidateServing(t *testing.T) {
+	code, out, errs := runCLI(t, "validate", "--serving", "--top", "3")
+	if code != 0 || !strings.Contains(out, "accuracy (median |error|") || !strings.Contains(out, "attention data parallelism") {
+		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
+	}
+}

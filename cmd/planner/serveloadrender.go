@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+	"github.com/gpu-planner/planner/search"
+)
+
+// writeLoadResult prints `planner serve` under load: the request shape,
+// the engine, the layouts that meet the targets with their replicas,
+// the best one's steady state, the layouts that miss, the assumptions.
+func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top int, s tableStyle) {
+	if s == markdownStyle {
+		fmt.Fprintf(w, "## Serving %s on %s under load\n\n", r.Model, r.GPU)
+	}
+	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
+	field(w, s, "gpu", describeGPU(q.GPU, r.GPUsPerNode))
+	field(w, s, "load", describeTraffic(r.Load))
+	field(w, s, "engine", describeEngine(r.Engine))
+	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", r.Weights, r.KV))
+	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(r.TTFT), targetText(r.TPOT)))
+	heading(w, s, loadAnswerLine(r))
+	if best := r.Best(); best != nil {
+		loadTable(r, top).write(w, s)
+		heading(w, s, "steady state of "+best.Layout)
+		writeSteadyState(w, best.Latency, s)
+	}
+	if len(r.Missed) > 0 {
+		heading(w, s, "layouts that miss")
+		for _, m := range r.Missed {
+			line(w, s, "%s: %s", m.Layout, m.Reason)
+		}
+	}
+	heading(w, s, "assumptions")
+	line(w, s, "speed: %.1f%% of HBM bandwidth, %.1f%% of the tensor-core peak (%s, fitted on measured-serving.csv), %.0f%% of link bandwidth; all-reduce latency %v",
+		100*r.Assumptions.ServeHBMEfficiency, 100*r.Assumptions.ServeFLOPEfficiency, costmodel.GenerationOf(q.GPU),
+		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency)
+	line(w, s, "engine preset: %s", costmodel.EngineSource(r.Engine.Name))
+	if best := r.Best(); best != nil {
+		for _, n := range best.Latency.Notes {
+			line(w, s, "note: %s", n)
+		}
+	}
+}
+
+// describeTraffic is "10 requests/s of 8192 input + 1024 output tokens".
+func describeTraffic(l costmodel.ServeLoad) string {
+	load := fmt.Sprintf("%g requests in flight", l.Concurrency)
+	if l.Rate > 0 {
+		load = fmt.Sprintf("%g requests/s", l.Rate)
+	}
+	return fmt.Sprintf("%s of %d input + %d output tokens (the KV cache grows from %d to %d tokens, %g on average while decoding)",
+		load, l.InputTokens, l.OutputTokens, l.InputTokens, l.InputTokens+l.OutputTokens, float64(l.InputTokens)+float64(l.OutputTokens)/2)
+}
+
+// describeEngine prints every field of the preset.
+func describeEngine(e costmodel.Engine) string {
+	chunk := "whole prompts"
+	if e.ChunkTokens > 0 {
+		chunk = fmt.Sprintf("chunked prefill %d tokens", e.ChunkTokens)
+	}
+	admit := "admits on blocks in use (mean length)"
+	if e.ReserveFullLength {
+		admit = "reserves input + output per request"
+	}
+	graphs := "off"
+	if e.CUDAGraphs {
+		graphs = "on"
+	}
+	return fmt.Sprintf("%s: step overhead %v, request overhead %v, lockstep %.3g (closed-loop loads), KV blocks of %d tokens, %s, CUDA graphs %s, %.0f%% of HBM, %s",
+		e.Name, e.StepOverhead, e.RequestOverhead, e.Lockstep, e.BlockTokens, chunk, graphs, 100*e.MemoryFraction, admit)
+}
+
+func targetText(t hardware.Seconds) string {
+	if t == 0 {
+		return "none"
+	}
+	return t.String()
+}
+
+// loadAnswerLine is the headline.
+func loadAnswerLine(r *search.LoadResult) string {
+	best := r.Best()
+	if best == nil {
+		return "no layout of " + r.GPU + " meets the targets at this load"
+	}
+	return fmt.Sprintf("fewest GPUs that meet the targets: %d %s; cheapest: %s on %d GPUs; %s, cheapest (GPU-seconds per token) first",
+		r.GPUs, r.GPU, best.Layout, best.GPUs, plural(len(r.Layouts), "layout meets them", "layouts meet them"))
+}
+
+// loadTable lists the layouts that meet the targets.
+func loadTable(r *search.LoadResult, top int) table {
+	t := table{
+		header: []string{"rank", "layout", "GPUs", "TTFT", "TPOT", "tok/s/user", "tok/s/GPU", "GPU-s/token", "in flight/replica", "KV slots"},
+		right:  []bool{true, false, true, true, true, true, true, true, true, true},
+	}
+	for i, l := range r.Layouts {
+		if top > 0 && i >= top {
+			break
+		}
+		v := l.Latency
+		t.add(strconv.Itoa(i+1), l.Layout, strconv.Itoa(l.GPUs), v.TTFT.String(), v.TPOT.String(),
+			fmt.Sprintf("%.1f", v.TokensPerSecondPerUser), fmt.Sprintf("%.0f", v.TokensPerSecondPerGPU),
+			fmt.Sprintf("%.3g", v.GPUSecondsPerToken), fmt.Sprintf("%.1f", v.Concurrency/float64(l.Replicas)), strconv.Itoa(v.Slots))
+	}
+	return t
+}
+
+// writeSteadyState itemizes one replica's steady state.
+func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
+	line(w, s, "per replica: %.3g requests admitted, %.3g of them decoding on average; the KV cache admits %d sequences of %.0f tokens",
+		v.Running, v.DecodeBatch, v.Slots, v.AdmitTokens)
+	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
+		v.Decode.Total, v.Decode.Linear, v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)
+	line(w, s, "a step with a %d-token prefill chunk takes %v (prefill attention %v); a prompt takes %s",
+		v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
+	line(w, s, "TTFT %v = slot wait %v + queue wait %v + step under way %v + own prefill %v + request overhead %v",
+		v.TTFT, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill, v.RequestOverhead)
+	line(w, s, "TPOT %v: the mean step a decoding request sees; prefill chunks add %.1f%% of the engine's time", v.TPOT, 100*v.PrefillShare)
+	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
+		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)
+}

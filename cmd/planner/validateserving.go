@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/gpu-planner/planner/costmodel/servingcal"
+)
+
+// servingValidation is the JSON of `planner validate --serving`.
+type servingValidation struct {
+	Params            servingcal.Params    `json:"params"`
+	Overall           servingcal.Summary   `json:"overall"`
+	ByEngineGen       []servingcal.Summary `json:"by_engine_generation"`
+	LeaveOneEngineOut []servingcal.HeldOut `json:"leave_one_engine_out,omitempty"`
+	Results           []servingcal.Result  `json:"results"`
+	Skipped           []servingcal.Skip    `json:"skipped"`
+}
+
+// runValidateServing scores the serving model on measured-serving.csv.
+func runValidateServing(w io.Writer, asJSON, loeo bool, top int) error {
+	pts, err := servingcal.Load()
+	if err != nil {
+		return err
+	}
+	cases, skipped := servingcal.Cases(pts)
+	p := servingcal.Defaults()
+	res, unpriced := servingcal.Evaluate(cases, p)
+	v := servingValidation{Params: p, Overall: servingcal.Summarize(res, servingcal.Overall)[0],
+		ByEngineGen: servingcal.Summarize(res, servingcal.ByEngineGeneration), Results: res, Skipped: append(skipped, unpriced...)}
+	if loeo {
+		if v.LeaveOneEngineOut, err = servingcal.LeaveOneEngineOut(cases, p, 300); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(w, v)
+	}
+	writeServingValidation(w, v, len(pts), top)
+	return nil
+}
+
+func writeServingValidation(w io.Writer, v servingValidation, points, top int) {
+	fmt.Fprintf(w, "serving calibration set: %d points of costmodel/servingcal/testdata/measured-serving.csv (embedded); %d priced, %d not modeled\n",
+		points, len(v.Results), len(v.Skipped))
+	fmt.Fprintln(w, "\nfitted parameters (Nelder-Mead on every priced row, mean |ln(predicted/measured)| of TTFT and TPOT):")
+	for _, e := range sortedKeys(v.Params.Overhead) {
+		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v, lockstep share %.3f\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e], v.Params.Lockstep[e])
+	}
+	for _, g := range []string{"hopper", "blackwell", "ampere"} {
+		for k, s := range v.Params.Shares {
+			if string(k) == g {
+				fmt.Fprintf(w, "  %-9s HBM share %.3f, FLOP share %.3f\n", g, s.HBM, s.FLOP)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\naccuracy (median |error| and signed median; targets 15% and +-8%):")
+	t := table{header: []string{"group", "rows", "TTFT |err|", "TTFT signed", "TPOT |err|", "TPOT signed"},
+		right: []bool{false, true, true, true, true, true}}
+	add := func(s servingcal.Summary) {
+		t.add(s.Group, strconv.Itoa(s.Rows), pctErr(s.TTFTMedian), signed(s.TTFTSigned), pctErr(s.TPOTMedian), signed(s.TPOTSigned))
+	}
+	for _, s := range v.ByEngineGen {
+		add(s)
+	}
+	add(v.Overall)
+	for _, h := range v.LeaveOneEngineOut {
+		h.Summary.Group = "without " + h.Engine + " (refit)"
+		add(h.Summary)
+	}
+	t.write(w, textStyle)
+	writeServingRows(w, v.Results, top)
+	fmt.Fprintln(w, "\nnot modeled:")
+	for _, s := range v.Skipped {
+		fmt.Fprintf(w, "  %s: %s\n", s.Point.ID, s.Reason)
+	}
+}
+
+// writeServingRows prints the rows with the largest TTFT errors first
+// (all with top 0).
+func writeServingRows(w io.Writer, res []servingcal.Result, top int) {
+	rows := append([]servingcal.Result(nil), res...)
+	sort.SliceStable(rows, func(i, j int) bool { return abs(rows[i].TTFTError) > abs(rows[j].TTFTError) })
+	if top > 0 && top < len(rows) {
+		rows = rows[:top]
+		fmt.Fprintf(w, "\nthe %d rows with the largest TTFT error (--top 0 for all):\n", top)
+	} else {
+		fmt.Fprintln(w, "\nevery row:")
+	}
+	t := table{header: []string{"id", "engine", "gpu", "model", "layout", "weights", "conc", "isl/osl", "TTFT meas", "pred", "err", "TPOT meas", "pred", "err"},
+		right: []bool{false, false, false, false, false, false, true, true, true, true, true, true, true, true}}
+	for _, r := range rows {
+		t.add(r.ID, r.Engine, r.GPU, r.Model, r.Layout, r.Weights, fmt.Sprintf("%g", r.Concurrency), fmt.Sprintf("%d/%d", r.Input, r.Output),
+			ms(r.MeasuredTTFT), ms(r.PredictedTTFT), signed(r.TTFTError), ms(r.MeasuredTPOT), ms(r.PredictedTPOT), signed(r.TPOTError))
+	}
+	t.write(w, textStyle)
+}
+
+func pctErr(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+func signed(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }
+func ms(s float64) string     { return fmt.Sprintf("%.1f ms", 1e3*s) }
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

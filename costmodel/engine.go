@@ -1,0 +1,121 @@
+package costmodel
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Engine is how a serving engine batches and where it spends time beyond
+// the kernels: one preset per engine (Engines), every field printed with
+// the answer and overridable.
+type Engine struct {
+	// Name is the engine's key: vllm, sglang or trtllm.
+	Name string `json:"name"`
+	// StepOverhead is the fixed time one engine step costs beyond its
+	// kernels: scheduling, sampling, detokenization, the host-device
+	// round trip. Fitted per engine on measured-serving.csv
+	// (costmodel/servingcal).
+	StepOverhead hardware.Seconds `json:"step_overhead_s"`
+	// RequestOverhead is the fixed time a request spends before its
+	// first token beyond the steps that compute it: the HTTP front end,
+	// tokenization, admission and streaming the token back. Fitted per
+	// engine like StepOverhead.
+	RequestOverhead hardware.Seconds `json:"request_overhead_s"`
+	// Lockstep is the share of a closed-loop benchmark's requests that
+	// arrive in step with the others: clients that start together and,
+	// with equal lengths, finish and resend together, so each waits for
+	// the prefills of the rest of its wave (queueWait). Fitted per engine
+	// on the benchmarks of measured-serving.csv, whose harnesses differ
+	// by engine; a load given as a rate (Poisson arrivals) ignores it.
+	Lockstep float64 `json:"lockstep"`
+	// BlockTokens is the paged KV-cache block (vLLM block_size 16,
+	// SGLang's radix cache one token, TensorRT-LLM tokens_per_block 32).
+	BlockTokens int `json:"kv_block_tokens"`
+	// ChunkTokens caps the prefill tokens one step takes from a prompt
+	// (chunked prefill); 0 lets a prompt enter whole.
+	ChunkTokens int `json:"chunk_tokens"`
+	// CUDAGraphs replays steps as CUDA graphs, so a step pays no
+	// per-kernel launch cost; without them every kernel of every layer
+	// adds KernelLaunch.
+	CUDAGraphs bool `json:"cuda_graphs"`
+	// MemoryFraction is the share of the driver-reported HBM the engine
+	// takes for weights, activations and KV cache (vLLM's
+	// gpu_memory_utilization 0.9).
+	MemoryFraction float64 `json:"memory_fraction"`
+	// OfFreeMemory applies MemoryFraction to the memory left after the
+	// weights and overheads (TensorRT-LLM's free_gpu_memory_fraction)
+	// instead of to the whole HBM (vLLM, SGLang).
+	OfFreeMemory bool `json:"of_free_memory"`
+	// ReserveFullLength admits a request only when the KV cache of its
+	// whole input plus output fits (TensorRT-LLM's GUARANTEED_NO_EVICT
+	// scheduler); otherwise the engine admits on the blocks in use and
+	// preempts when it runs out (vLLM, SGLang), so the cache holds
+	// sequences at their mean length, input + output/2.
+	ReserveFullLength bool `json:"reserve_full_length"`
+}
+
+// Engine presets and their sources.
+const (
+	srcVLLM   = "vLLM v0.10 EngineArgs: block_size 16, gpu_memory_utilization 0.9, chunked prefill with max_num_batched_tokens 8192 (V1 scheduler), CUDA graphs on"
+	srcSGLang = "SGLang v0.5 ServerArgs: page_size 1, mem_fraction_static 0.88 on 80-192 GB GPUs, chunked_prefill_size 8192, CUDA graphs on"
+	srcTRT    = "TensorRT-LLM 1.0 KvCacheConfig/SchedulerConfig: tokens_per_block 32, free_gpu_memory_fraction 0.9, max_num_tokens 8192, GUARANTEED_NO_EVICT, CUDA graphs on"
+)
+
+// Engines are the presets, by name. The step overheads are the fitted
+// values of costmodel/servingcal (TestFittedDefaults checks them).
+var Engines = map[string]Engine{
+	"vllm": {Name: "vllm", StepOverhead: 2.77e-3, RequestOverhead: 51.0e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
+		MemoryFraction: 0.9},
+	"sglang": {Name: "sglang", StepOverhead: 6.04e-3, RequestOverhead: 362e-3, Lockstep: 0.970, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+		MemoryFraction: 0.88},
+	"trtllm": {Name: "trtllm", StepOverhead: 4.02e-3, RequestOverhead: 150e-3, Lockstep: 0.184, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
+		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
+}
+
+// EngineSource cites the preset of an engine.
+func EngineSource(name string) string {
+	return map[string]string{"vllm": srcVLLM, "sglang": srcSGLang, "trtllm": srcTRT}[name]
+}
+
+// EngineNames are the preset names, sorted.
+var EngineNames = []string{"sglang", "trtllm", "vllm"}
+
+// LookupEngine returns the preset of name.
+func LookupEngine(name string) (Engine, error) {
+	e, ok := Engines[strings.ToLower(name)]
+	if !ok {
+		return Engine{}, fmt.Errorf("costmodel: unknown engine %q (valid: %s)", name, strings.Join(EngineNames, ", "))
+	}
+	return e, nil
+}
+
+// Validate checks the engine's fields.
+func (e Engine) Validate() error {
+	switch {
+	case !(e.StepOverhead >= 0 && e.StepOverhead < 1):
+		return fmt.Errorf("costmodel: engine %s: step overhead %v is not in [0, 1 s)", e.Name, e.StepOverhead)
+	case !(e.RequestOverhead >= 0 && e.RequestOverhead < 10):
+		return fmt.Errorf("costmodel: engine %s: request overhead %v is not in [0, 10 s)", e.Name, e.RequestOverhead)
+	case !(e.Lockstep >= 0 && e.Lockstep <= 1):
+		return fmt.Errorf("costmodel: engine %s: lockstep share %g is not in [0, 1]", e.Name, e.Lockstep)
+	case e.BlockTokens < 0 || e.BlockTokens > maxBlockTokens:
+		return fmt.Errorf("costmodel: engine %s: KV block %d tokens is not in [0, %d]", e.Name, e.BlockTokens, maxBlockTokens)
+	case e.ChunkTokens < 0 || e.ChunkTokens > maxSeq:
+		return fmt.Errorf("costmodel: engine %s: prefill chunk %d tokens is not in [0, %d] (0: whole prompts)", e.Name, e.ChunkTokens, maxSeq)
+	case !(e.MemoryFraction > 0 && e.MemoryFraction <= 1):
+		return fmt.Errorf("costmodel: engine %s: memory fraction %g is not in (0, 1]", e.Name, e.MemoryFraction)
+	}
+	return nil
+}
+
+// KernelLaunch is the host cost of launching one CUDA kernel without a
+// graph, about 4 µs (NVIDIA CUDA Graphs blog, 2019: "Getting Started
+// with CUDA Graphs", launch overhead of a few microseconds per kernel).
+const KernelLaunch hardware.Seconds = 4e-6
+
+// kernelsPerLayer is the kernels of one decode layer in an engine with
+// fused norms and activations: qkv, attention, output projection,
+// all-reduce, norm, gate-up, activation, down, all-reduce, norm.
+const kernelsPerLayer = 10

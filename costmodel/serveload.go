@@ -1,0 +1,90 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// ServeLoad is the traffic a deployment serves: requests of InputTokens
+// prompt tokens that generate OutputTokens each, either Concurrency
+// requests in flight at all times (a closed-loop benchmark) or Rate
+// requests per second (then the concurrency follows from the modeled
+// latency by Little's law). Exactly one of Concurrency and Rate is set.
+type ServeLoad struct {
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	Concurrency  float64 `json:"concurrency,omitempty"`
+	Rate         float64 `json:"rate_per_s,omitempty"`
+}
+
+// Validate checks the load.
+func (l ServeLoad) Validate() error {
+	switch {
+	case l.InputTokens < 1 || l.InputTokens > maxSeq:
+		return fmt.Errorf("costmodel: input tokens %d is not in [1, %d]", l.InputTokens, maxSeq)
+	case l.OutputTokens < 1 || l.OutputTokens > maxSeq-l.InputTokens:
+		return fmt.Errorf("costmodel: output tokens %d is not in [1, %d]", l.OutputTokens, maxSeq-l.InputTokens)
+	case (l.Concurrency > 0) == (l.Rate > 0):
+		return fmt.Errorf("costmodel: give a concurrency or a rate, not both or neither (concurrency %g, rate %g)", l.Concurrency, l.Rate)
+	case l.Concurrency < 0 || l.Rate < 0 || l.Concurrency > 1<<30 || l.Rate > 1e9 || math.IsNaN(l.Concurrency+l.Rate):
+		return fmt.Errorf("costmodel: concurrency %g and rate %g must be positive and finite", l.Concurrency, l.Rate)
+	}
+	return nil
+}
+
+// ServeLatency is the steady state of a deployment under a load:
+// continuous batching (Orca, Yu et al. 2022) with prefills entering
+// whole or in chunks.
+type ServeLatency struct {
+	Engine Engine    `json:"engine"`
+	Load   ServeLoad `json:"load"`
+	// Concurrency is the requests in flight over the deployment (given,
+	// or by Little's law from Rate) and Rate the requests completed per
+	// second; both split evenly over the replicas.
+	Concurrency float64 `json:"concurrency"`
+	Rate        float64 `json:"rate_per_s"`
+	// Slots is the sequences one replica's KV cache admits at once, at
+	// AdmitTokens tokens each; Running the requests admitted per replica
+	// and DecodeBatch those of them decoding on average.
+	Slots       int     `json:"kv_slots_per_replica"`
+	AdmitTokens float64 `json:"admit_tokens"`
+	Running     float64 `json:"running_per_replica"`
+	DecodeBatch float64 `json:"decode_batch"`
+	// MeanContext is a decoding sequence's mean KV length, input +
+	// output/2.
+	MeanContext float64 `json:"mean_context_tokens"`
+	// Decode is a step without prefill; Chunked one with a prefill chunk
+	// of ChunkTokens; Chunks the chunks of one prompt.
+	Decode      BatchStep `json:"decode_step"`
+	Chunked     BatchStep `json:"chunked_step"`
+	ChunkTokens int       `json:"chunk_tokens"`
+	Chunks      int       `json:"chunks"`
+	// TPOT is the mean step a decoding request sees (prefills included).
+	TPOT hardware.Seconds `json:"tpot_s"`
+	// TTFT is SlotWait (for a KV slot) + QueueWait (behind other
+	// prefills) + StepWait (the step under way) + Prefill (its own
+	// chunk steps) + RequestOverhead (the engine's).
+	TTFT            hardware.Seconds `json:"ttft_s"`
+	RequestOverhead hardware.Seconds `json:"request_overhead_s"`
+	SlotWait        hardware.Seconds `json:"slot_wait_s"`
+	QueueWait       hardware.Seconds `json:"queue_wait_s"`
+	StepWait        hardware.Seconds `json:"step_wait_s"`
+	Prefill         hardware.Seconds `json:"prefill_s"`
+	// PrefillShare is the share of the engine's time prefill chunks add.
+	PrefillShare float64 `json:"prefill_share"`
+	// TokensPerSecond is output tokens/s over the deployment;
+	// PerGPU divides it by the GPUs, PerUser is 1/TPOT.
+	TokensPerSecond        float64 `json:"output_tokens_per_s"`
+	TokensPerSecondPerGPU  float64 `json:"output_tokens_per_s_per_gpu"`
+	TokensPerSecondPerUser float64 `json:"output_tokens_per_s_per_user"`
+	// GPUSecondsPerToken is the cost: GPUs / TokensPerSecond.
+	GPUSecondsPerToken float64 `json:"gpu_seconds_per_token"`
+	// MaxRate is the most requests/s the deployment sustains (every
+	// slot busy); Overloaded says Rate asked for more, so the queue grows
+	// without bound and the latencies shown are at MaxRate.
+	MaxRate    float64  `json:"max_rate_per_s"`
+	Overloaded bool     `json:"overloaded"`
+	Notes      []string `json:"notes,omitempty"`
+}

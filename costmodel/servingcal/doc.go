@@ -1,0 +1,12 @@
+// Package servingcal checks the serving model (costmodel.EstimateServeLoad)
+// against measured serving points: testdata/measured-serving.csv (821
+// TTFT and TPOT measurements of TensorRT-LLM, vLLM and SGLang on H100,
+// H200, B200, B300 and GB200, from NVIDIA AIConfigurator's silicon
+// samples; documented in testdata/README.md). Each row is mapped to a
+// model, a cluster, a plan, a load and an engine, or listed with the
+// reason it is not modeled. Fit finds the few physical parameters (a
+// per-step overhead per engine, achieved HBM and FLOP shares per GPU
+// generation, the share of each engine's benchmark requests arriving in lockstep) on
+// every modeled row; LeaveOneEngineOut refits without each engine and
+// scores that engine. The tests fail when the accuracy regresses.
+package servingcal

@@ -1,0 +1,154 @@
+package servingcal
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// Params are the fitted parameters of the serving model: a per-step
+// overhead per engine, the achieved HBM and FLOP shares per GPU
+// generation, and the share of each engine's benchmark requests that
+// arrive in lockstep.
+type Params struct {
+	Overhead        map[string]hardware.Seconds               `json:"step_overhead_s"`
+	RequestOverhead map[string]hardware.Seconds               `json:"request_overhead_s"`
+	Shares          map[costmodel.Generation]costmodel.Shares `json:"shares"`
+	Lockstep        map[string]float64                        `json:"lockstep"`
+}
+
+// Defaults are the parameters the costmodel presets carry.
+func Defaults() Params {
+	p := Params{Overhead: map[string]hardware.Seconds{}, RequestOverhead: map[string]hardware.Seconds{}, Shares: maps.Clone(costmodel.GenerationShares),
+		Lockstep: map[string]float64{}}
+	for name, e := range costmodel.Engines {
+		p.Overhead[name], p.RequestOverhead[name], p.Lockstep[name] = e.StepOverhead, e.RequestOverhead, e.Lockstep
+	}
+	return p
+}
+
+// Case is a point mapped to the model's inputs.
+type Case struct {
+	Point   Point
+	Model   *costmodel.Model
+	Cluster hardware.Cluster
+	Plan    costmodel.ServePlan
+	Load    costmodel.ServeLoad
+	// Generation of the GPU; Assumed lists settings the data does not
+	// record and the mapping assumes.
+	Generation costmodel.Generation
+	Assumed    []string
+}
+
+// Skip is a point that is not modeled, with the reason.
+type Skip struct {
+	Point  Point  `json:"point"`
+	Reason string `json:"reason"`
+}
+
+// Cases maps every point to a case, or to a skip with the reason.
+func Cases(points []Point) ([]Case, []Skip) {
+	var cases []Case
+	var skips []Skip
+	for _, p := range points {
+		c, err := newCase(p)
+		if err != nil {
+			skips = append(skips, Skip{Point: p, Reason: err.Error()})
+			continue
+		}
+		cases = append(cases, c)
+	}
+	return cases, skips
+}
+
+// newCase maps one point.
+func newCase(p Point) (Case, error) {
+	c := Case{Point: p}
+	if p.AttentionDP > 1 {
+		return c, fmt.Errorf("attention data parallelism (attention_dp %d) is not modeled", p.AttentionDP)
+	}
+	if _, ok := costmodel.Engines[p.Engine]; !ok {
+		return c, fmt.Errorf("engine %q has no preset (valid: %v)", p.Engine, costmodel.EngineNames)
+	}
+	m, err := costmodel.LookupModel(p.Model)
+	if err != nil {
+		return c, err
+	}
+	g, err := hardware.LookupGPU(p.GPU)
+	if err != nil {
+		return c, err
+	}
+	if c.Cluster, err = hardware.ClusterForGPUs(g, p.TP*p.PP, g.ScaleUpDomain); err != nil {
+		return c, err
+	}
+	c.Model, c.Generation = m, costmodel.GenerationOf(g)
+	w, kv, assumed, err := dtypes(p)
+	if err != nil {
+		return c, err
+	}
+	c.Assumed = assumed
+	c.Plan = costmodel.ServePlan{TP: p.TP, PP: p.PP, Replicas: 1, Weights: w, KV: kv}
+	c.Load = costmodel.ServeLoad{InputTokens: p.Input, OutputTokens: p.Output, Concurrency: p.Concurrency}
+	return c, nil
+}
+
+// dtypes maps the point's formats. gpt-oss ships its experts in MXFP4
+// (openai/gpt-oss-120b model card), whatever the source's label; a
+// blank KV format is the engine's default: TensorRT-LLM's quantized
+// checkpoints carry an fp8 KV cache, vLLM's and SGLang's "auto" follows
+// the activations (bf16).
+func dtypes(p Point) (w, kv costmodel.DType, assumed []string, err error) {
+	switch {
+	case p.Weights == "fp4" && p.Model == "gpt-oss-120b":
+		w = costmodel.DTypeMXFP4
+	case p.Weights == "fp4":
+		w = costmodel.DTypeNVFP4
+	default:
+		if w, err = costmodel.ParseDType(p.Weights); err != nil {
+			return w, kv, nil, err
+		}
+	}
+	if p.KV != "" {
+		kv, err = costmodel.ParseDType(p.KV)
+		return w, kv, nil, err
+	}
+	kv = costmodel.DTypeBF16
+	if p.Engine == "trtllm" && w != costmodel.DTypeBF16 {
+		kv = costmodel.DTypeFP8
+	}
+	return w, kv, []string{"KV cache " + kv.String() + " (not recorded)"}, nil
+}
+
+// Prediction is the model's TTFT and TPOT for a case.
+type Prediction struct {
+	TTFT, TPOT float64
+}
+
+// Predict runs the serving model on case c with parameters p.
+func Predict(c Case, p Params) (Prediction, error) {
+	eng := costmodel.Engines[c.Point.Engine]
+	eng.StepOverhead, eng.RequestOverhead, eng.Lockstep = p.Overhead[eng.Name], p.RequestOverhead[eng.Name], p.Lockstep[eng.Name]
+	a := costmodel.DefaultAssumptions()
+	s := p.Shares[c.Generation]
+	a.ServeHBMEfficiency, a.ServeFLOPEfficiency = s.HBM, s.FLOP
+	r, err := costmodel.EstimateServeLoad(c.Model, c.Cluster, c.Plan, c.Load, eng, a)
+	if err != nil {
+		return Prediction{}, err
+	}
+	if r.Slots < 1 {
+		return Prediction{}, fmt.Errorf("%s", r.Notes[0])
+	}
+	return Prediction{TTFT: float64(r.TTFT), TPOT: float64(r.TPOT)}, nil
+}
+
+// engines are the engine names of cases, sorted.
+func engines(cases []Case) []string {
+	set := map[string]bool{}
+	for _, c := range cases {
+		set[c.Point.Engine] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}

@@ -1,0 +1,101 @@
+package servingcal
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// measuredCSV is a verbatim copy of the serving calibration set.
+//
+//go:embed testdata/measured-serving.csv
+var measuredCSV []byte
+
+// Point is one measured serving point of measured-serving.csv.
+type Point struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	GPU     string `json:"gpu"`
+	Engine  string `json:"engine"`
+	Weights string `json:"weights_dtype"`
+	// Quant is the source's gemm_quant_mode (nvfp4, fp8, fp8_block...).
+	Quant       string  `json:"gemm_quant_mode"`
+	KV          string  `json:"kv_dtype"`
+	TP          int     `json:"tp"`
+	PP          int     `json:"pp"`
+	AttentionDP int     `json:"attention_dp"`
+	ExpertEP    int     `json:"moe_ep"`
+	Concurrency float64 `json:"concurrency"`
+	Input       int     `json:"isl"`
+	Output      int     `json:"osl"`
+	TTFT        float64 `json:"ttft_s"`
+	TPOT        float64 `json:"tpot_s"`
+}
+
+// Load reads the embedded copy of testdata/measured-serving.csv.
+func Load() ([]Point, error) { return Read(bytes.NewReader(measuredCSV)) }
+
+// Read parses a measured-serving.csv file.
+func Read(r io.Reader) ([]Point, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("servingcal: %w", err)
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("servingcal: %d lines: want a header and at least one row", len(recs))
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, h := range []string{"id", "model", "gpu", "backend", "weights_dtype", "gemm_quant_mode", "kv_dtype", "tp", "pp",
+		"attention_dp", "moe_ep", "concurrency", "isl", "osl", "ttft_ms", "tpot_ms"} {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("servingcal: column %q missing", h)
+		}
+	}
+	out := make([]Point, 0, len(recs)-1)
+	for i, rec := range recs[1:] {
+		p, err := parsePoint(rec, col)
+		if err != nil {
+			return nil, fmt.Errorf("servingcal: line %d: %w", i+2, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// parsePoint reads one record.
+func parsePoint(rec []string, col map[string]int) (Point, error) {
+	get := func(k string) string { return strings.TrimSpace(rec[col[k]]) }
+	p := Point{ID: get("id"), Model: get("model"), GPU: get("gpu"), Engine: get("backend"), Weights: get("weights_dtype"),
+		Quant: get("gemm_quant_mode"), KV: get("kv_dtype")}
+	ints := []struct {
+		k string
+		v *int
+	}{{"tp", &p.TP}, {"pp", &p.PP}, {"attention_dp", &p.AttentionDP}, {"moe_ep", &p.ExpertEP}, {"isl", &p.Input}, {"osl", &p.Output}}
+	for _, f := range ints {
+		n, err := strconv.Atoi(get(f.k))
+		if err != nil || n < 1 {
+			return p, fmt.Errorf("%s %q is not a positive integer", f.k, get(f.k))
+		}
+		*f.v = n
+	}
+	floats := []struct {
+		k     string
+		v     *float64
+		scale float64
+	}{{"concurrency", &p.Concurrency, 1}, {"ttft_ms", &p.TTFT, 1e-3}, {"tpot_ms", &p.TPOT, 1e-3}}
+	for _, f := range floats {
+		x, err := strconv.ParseFloat(get(f.k), 64)
+		if err != nil || !(x > 0) {
+			return p, fmt.Errorf("%s %q is not a positive number", f.k, get(f.k))
+		}
+		*f.v = x * f.scale
+	}
+	return p, nil
+}

@@ -1,0 +1,101 @@
+package servingcal
+
+import (
+	"math"
+	"testing"
+)
+
+// cases maps the embedded data; the test fails if fewer rows than
+// expected are modeled (so a broken mapping cannot pass quietly).
+func cases(t *testing.T) []Case {
+	t.Helper()
+	pts, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 821 {
+		t.Fatalf("%d points, want the 821 of measured-serving.csv", len(pts))
+	}
+	cs, skips := Cases(pts)
+	if len(cs) < 790 {
+		t.Fatalf("%d cases modeled, want at least 790 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
+	}
+	return cs
+}
+
+// Gates: the accuracy the defaults reach on the 787 modeled rows (TTFT
+// median |error| 26.2%, TPOT 13.2%, both signed medians within 0.2%),
+// with a margin against noise; the targets (15% and +-8%) are
+// printed, and met for TPOT per engine and generation only in part.
+const (
+	gateTTFT   = 0.28
+	gateTPOT   = 0.145
+	gateSigned = 0.03
+	gateGroup  = 0.75 // any engine x generation group of >= 10 rows
+)
+
+// TestAccuracy prices every modeled row with the fitted defaults and
+// fails when the overall or per-group accuracy regresses.
+func TestAccuracy(t *testing.T) {
+	res, skips := Evaluate(cases(t), Defaults())
+	if len(res) < 780 {
+		t.Fatalf("%d rows priced, want at least 780 (%d could not be: %+v)", len(res), len(skips), skips)
+	}
+	all := Summarize(res, Overall)[0]
+	t.Logf("overall %d rows: TTFT median |err| %.1f%% (signed %+.1f%%), TPOT %.1f%% (%+.1f%%); targets 15%% and +-8%%",
+		all.Rows, 100*all.TTFTMedian, 100*all.TTFTSigned, 100*all.TPOTMedian, 100*all.TPOTSigned)
+	if all.TTFTMedian > gateTTFT || all.TPOTMedian > gateTPOT || math.Abs(all.TTFTSigned) > gateSigned || math.Abs(all.TPOTSigned) > gateSigned {
+		t.Errorf("overall accuracy regressed: %+v", all)
+	}
+	for _, g := range Summarize(res, ByEngineGeneration) {
+		t.Logf("%-20s %3d rows: TTFT %.1f%% (%+.1f%%), TPOT %.1f%% (%+.1f%%)", g.Group, g.Rows,
+			100*g.TTFTMedian, 100*g.TTFTSigned, 100*g.TPOTMedian, 100*g.TPOTSigned)
+		if g.Rows >= 10 && (g.TTFTMedian > gateGroup || g.TPOTMedian > gateGroup) {
+			t.Errorf("%s regressed: %+v", g.Group, g)
+		}
+	}
+}
+
+// TestFittedDefaults: the presets carry the fitted optimum. Moving any
+// fitted parameter by 10% (in the optimizer's coordinates: the log of
+// an overhead, the logit of a share) does not lower the objective by
+// more than 0.001.
+func TestFittedDefaults(t *testing.T) {
+	cs := cases(t)
+	base := Defaults()
+	engs := engines(cs)
+	x := vector(base, engs)
+	f0 := objective(cs, base)
+	for i := range x {
+		for _, d := range []float64{-0.1, 0.1} {
+			y := append([]float64(nil), x...)
+			y[i] += d * math.Max(math.Abs(y[i]), 0.5)
+			if f := objective(cs, fromVector(y, base, engs)); f < f0-0.001 {
+				t.Errorf("parameter %d moved by %+.0f%%: objective %.4f below the defaults' %.4f: refit", i, 100*d, f, f0)
+			}
+		}
+	}
+}
+
+// TestLeaveOneEngineOut refits without each engine (its overheads and
+// lockstep share become the mean of the others') and scores it. Gates
+// at today's figures (TPOT 14.5-27.6%, TTFT 73-201%: the request
+// overhead and the lockstep share are the benchmark harness of each
+// engine and do not carry over); the target is 20%.
+func TestLeaveOneEngineOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three fits")
+	}
+	held, err := LeaveOneEngineOut(cases(t), Defaults(), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range held {
+		s := h.Summary
+		t.Logf("without %s: TTFT %.1f%% (%+.1f%%), TPOT %.1f%% (%+.1f%%) on its %d rows", h.Engine,
+			100*s.TTFTMedian, 100*s.TTFTSigned, 100*s.TPOTMedian, 100*s.TPOTSigned, s.Rows)
+		if s.TPOTMedian > 0.30 || s.TTFTMedian > 2.2 {
+			t.Errorf("without %s: held-out accuracy regressed: %+v", h.Engine, s)
+		}
+	}
+}
