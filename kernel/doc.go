@@ -10,7 +10,7 @@
 // The builders (InventoryTable, InventoryChart, MemoryChart.SVG,
 // TimelineChart, PlansTable, TrafficTable, StepTimeChart, FrontierChart,
 // ...) are pure functions of their inputs with byte-identical output for
-// identical input, golden-tested in package render, where they live so
+// identical input, golden-tested in package view, where they live so
 // that the command line can use them without gonb; kernel keeps their
 // names. The Show wrappers display a
 // builder's output in the notebook and do nothing outside one. Checks

@@ -5,7 +5,7 @@ import (
 	"html"
 	"strings"
 
-	"github.com/gpu-planner/planner/render"
+	"github.com/gpu-planner/planner/view"
 )
 
 // pageStyle is the document's own stylesheet, inline so the file stands
@@ -42,7 +42,7 @@ func (rv *review) html() string {
 			fmt.Fprintf(&b, "<div class=\"chart\">%s</div>\n", c.svg)
 		}
 		for _, t := range s.tables {
-			b.WriteString(render.Table(t.caption, t.header, t.rows...))
+			b.WriteString(view.Table(t.caption, t.header, t.rows...))
 		}
 		for _, k := range s.blocks {
 			fmt.Fprintf(&b, "<h3>%s</h3>\n<pre>%s</pre>\n", html.EscapeString(k.title), html.EscapeString(k.text))

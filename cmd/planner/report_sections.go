@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
-	"github.com/gpu-planner/planner/render"
+	"github.com/gpu-planner/planner/view"
 	"github.com/gpu-planner/planner/search"
 )
 
@@ -104,7 +104,7 @@ func (rv *review) plans() section {
 // most loaded stage's inventory.
 func (rv *review) memory() section {
 	s := section{id: "memory", title: "Memory per stage"}
-	var bars []render.InventoryBar
+	var bars []view.InventoryBar
 	for _, rep := range rv.reports {
 		t := tableData{caption: rank(len(bars)) + " " + rep.PlanString, header: []string{"stage", "layers", "params", "states", "activations", "overheads", "total", "fits"}}
 		for _, st := range rep.Stages {
@@ -113,10 +113,10 @@ func (rv *review) memory() section {
 				yesNo(st.Total <= rep.Memory.Budget)})
 		}
 		s.tables = append(s.tables, t)
-		bars = append(bars, render.InventoryBar{Label: rank(len(bars)), Memory: rep.Memory})
+		bars = append(bars, view.InventoryBar{Label: rank(len(bars)), Memory: rep.Memory})
 	}
 	if len(bars) > 0 {
-		svg, err := render.InventoryChart("Most loaded stage of each top plan (#1 is the winner)", bars...)
+		svg, err := view.InventoryChart("Most loaded stage of each top plan (#1 is the winner)", bars...)
 		s.charts = append(s.charts, chart{svg, err})
 	}
 	return s
@@ -126,18 +126,18 @@ func (rv *review) memory() section {
 // exposed communication by link tier.
 func (rv *review) stepTime() section {
 	s := section{id: "steptime", title: "Step time and exposed communication"}
-	var bars []render.StepBar
+	var bars []view.StepBar
 	t := tableData{header: []string{"plan", "compute", "recompute", "bubble", "exposed comm", "optimizer", "step"}}
 	for _, rep := range rv.reports {
 		b := rep.Performance.Breakdown
-		bars = append(bars, render.StepBar{Label: rank(len(bars)), Performance: rep.Performance})
+		bars = append(bars, view.StepBar{Label: rank(len(bars)), Performance: rep.Performance})
 		t.rows = append(t.rows, []string{rank(len(bars)-1) + " " + rep.PlanString, b.Compute.String(), b.Recompute.String(), b.Bubble.String(),
 			rep.Performance.ExposedComm.String(), b.Optimizer.String(), b.Total.String()})
 	}
 	if len(bars) == 0 {
 		return s
 	}
-	svg, err := render.StepTimeChart("Step time of the top plans (#1 is the winner)", bars...)
+	svg, err := view.StepTimeChart("Step time of the top plans (#1 is the winner)", bars...)
 	s.charts = append(s.charts, chart{svg, err})
 	s.tables = append(s.tables, t, exposedByTier(rv.reports[0]))
 	return s

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpu-planner/planner/hardware"
-	"github.com/gpu-planner/planner/render"
+	"github.com/gpu-planner/planner/view"
 )
 
 // frontierSection is the Pareto frontier of GPUs against throughput,
@@ -18,7 +18,7 @@ func (rv *review) frontierSection() section {
 	}
 	s.paras = []string{fmt.Sprintf("The best plan of each GPU count from %d to %d that is faster than every smaller count's.",
 		rv.frontier[0].GPUs, rv.frontier[len(rv.frontier)-1].GPUs)}
-	svg, err := render.FrontierChart("Tokens per second against GPUs", rv.frontier)
+	svg, err := view.FrontierChart("Tokens per second against GPUs", rv.frontier)
 	s.charts = []chart{{svg, err}}
 	t := tableData{header: []string{"GPUs", "plan", "tokens/s", "tokens/s/GPU", "MFU", "step time", "peak/GPU"}}
 	if rv.spec.on {

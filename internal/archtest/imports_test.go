@@ -1,6 +1,6 @@
 // Package archtest enforces the direction of imports between the
 // project's packages: hardware <- costmodel <- costmodel/frameworks <-
-// costmodel/calibration, and costmodel <- search <- render <- kernel and
+// costmodel/calibration, and costmodel <- search <- view <- kernel and
 // cmd/planner. Only kernel may import gonb.
 package archtest
 
@@ -18,12 +18,13 @@ var allowed = map[string][]string{
 	"costmodel/frameworks":  {"hardware", "costmodel", "costmodel/efficiency"},
 	"costmodel/calibration": {"hardware", "costmodel", "costmodel/frameworks", "costmodel/efficiency"},
 	"costmodel/trainrun":    {"hardware"},
+	"costmodel/servingcal":  {"hardware", "costmodel", "costmodel/efficiency", "internal/names"},
 	"launch":                {"hardware", "costmodel", "costmodel/efficiency"},
 	"search":                {"hardware", "costmodel", "internal/names", "costmodel/efficiency"},
-	"render":                {"hardware", "costmodel", "search", "costmodel/efficiency"},
-	"kernel":                {"hardware", "costmodel", "search", "render", "costmodel/efficiency"},
+	"view":                  {"hardware", "costmodel", "search", "costmodel/efficiency"},
+	"kernel":                {"hardware", "costmodel", "search", "view", "costmodel/efficiency"},
 	"cmd/planner": {"hardware", "costmodel", "costmodel/frameworks", "costmodel/calibration", "costmodel/efficiency",
-		"costmodel/trainrun", "search", "render", "launch", "internal/names"},
+		"costmodel/trainrun", "costmodel/servingcal", "search", "view", "launch", "internal/names"},
 }
 
 func TestImportDirection(t *testing.T) {

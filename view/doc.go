@@ -1,4 +1,4 @@
-// Package render builds the planner's reports as HTML tables and SVG
+// Package view builds the planner's reports as HTML tables and SVG
 // charts drawn with gonum.org/v1/plot: memory inventories, activation
 // lists, the collectives of a training step, step-time breakdowns, the
 // plans a search ranked, the inventory as stacked bars against the HBM
@@ -10,4 +10,4 @@
 // output for identical input, golden-tested under testdata/. The
 // notebooks reach them through package kernel, which adds the Show
 // wrappers; the command line (planner report) uses them directly.
-package render
+package view
