@@ -16,8 +16,9 @@
 // not expected to run.
 //
 // With -clean, nbcheck fails when a notebook has outputs or execution
-// counts: notebooks are committed without outputs, and the tests write the
-// executed copies elsewhere.
+// counts (notebooks are committed without outputs, and the tests write the
+// executed copies elsewhere), or names a kernel other than "planner", the
+// Planner (Go) kernel that "planner notebook install" registers.
 //
 // With -canary, nbcheck checks a canary notebook, whose cells tagged
 // must-fail each break in a different way (a failed check, a failed

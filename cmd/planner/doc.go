@@ -17,6 +17,7 @@
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
+//	notebook   "notebook install" registers the Planner (Go) Jupyter kernel
 //
 // Every command takes -h for its flags and --json for machine output in
 // raw base units (bytes as integers). Bad input exits with status 2 and a
@@ -170,4 +171,19 @@
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Notebooks
+//
+// planner notebook install registers the Jupyter kernel "Planner (Go)"
+// (name planner) that the teaching notebooks under notebooks/ name. It
+// writes kernel.json and a start script into the kernels folder of
+// --data-dir (default $JUPYTER_DATA_DIR or ~/.local/share/jupyter). The
+// script runs GoNB (found on PATH or in $(go env GOPATH)/bin, or
+// --gonb) with --go_work set to the planner checkout that holds the
+// notebook, or else the one the install ran in (--root), so a notebook's
+// first cell is already a lesson: its imports of the planner's packages
+// resolve with no setup cell. scripts/install-notebook-tools.sh installs
+// GoNB and runs it:
+//
+//	go run ./cmd/planner notebook install
 package main

@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"gpus":     {"list the GPU catalog", runGPUs},
 	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
 	"validate": {"compare predicted step times with the published measurements", runValidate},
+	"notebook": {"install: register the \"Planner (Go)\" Jupyter kernel for the notebooks", runNotebook},
 }
 
 // usageError marks bad input: the CLI exits 2.
