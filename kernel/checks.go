@@ -73,3 +73,13 @@ func (c *Checks) Done() {
 		panic(err)
 	}
 }
+
+// finite reports whether no value is NaN or infinite.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,20 +1,11 @@
-// Package kernel renders the planner's reports for GoNB notebooks: HTML
-// tables of memory inventories, activation lists, the collectives of a
-// training step, step-time breakdowns and the plans a search ranked, and
-// SVG charts drawn with gonum.org/v1/plot (the inventory as stacked bars
-// against the HBM budget, memory per GPU against GPU count or context
-// length, the memory of a pipeline stage over one training step, the
-// parts of each plan's step time, and a search's Pareto frontier of
-// throughput against GPU count).
+// Package kernel is what the GoNB teaching notebooks call: Show wrappers
+// that display a view builder's table or chart in the cell that runs
+// them (and do nothing outside a notebook), Checks that verify the
+// numbers a notebook teaches and fail its cell when one is off, small
+// helpers every chapter used to declare (Must, Cluster), and
+// ShowPlayground, the playground's browser controls.
 //
-// The builders (InventoryTable, InventoryChart, MemoryChart.SVG,
-// TimelineChart, PlansTable, TrafficTable, StepTimeChart, FrontierChart,
-// ...) are pure functions of their inputs with byte-identical output for
-// identical input, and are golden-tested. The Show wrappers display a
-// builder's output in the notebook and do nothing outside one. Checks
-// lets a notebook verify the numbers it teaches and fail its cell when
-// one is off. Playground renders one setting of the playground notebook;
-// ShowPlayground adds the browser controls.
-//
-// kernel is the only package of the module that imports gonb.
+// kernel is the only package of the module that imports gonb; the
+// renderers it shows live in package view, which the planner command
+// uses too.
 package kernel

@@ -17,6 +17,7 @@
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
+//	playground the notebook playground as a local web page
 //	notebook   "notebook install" registers the Planner (Go) Jupyter kernel
 //
 // Every command takes -h for its flags and --json for machine output in
@@ -171,6 +172,20 @@
 // Markdown for an architecture review, with ZeRO and recompute restricted:
 //
 //	$ planner search --model llama3-70b --gpus 64 --zero 1,3 --recompute selective,full --top 5 --markdown
+//
+// # Playground
+//
+// planner playground serves the playground of notebook 10 as a web page
+// on this machine, with no Jupyter: controls for the model, the GPU and
+// how many, sequence, micro-batch, ZeRO stage, tp, pp, cp, recompute and
+// precision, and below them the fit, the peak GPU's inventory against its
+// budget, that pipeline stage's memory over one step and the step time
+// by part, redrawn when a control changes. The address holds the setting
+// (for example /?model=llama3.1-8b&gpus=8&zero=3), so a link reopens it.
+// It listens on a loopback address only (--addr, default
+// 127.0.0.1:8080) and loads nothing from the network:
+//
+//	go run ./cmd/planner playground --addr 127.0.0.1:8080
 //
 // # Notebooks
 //

@@ -30,13 +30,14 @@ type command struct {
 
 // commands is the subcommand table.
 var commands = map[string]command{
-	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
-	"search":   {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
-	"models":   {"list the model catalog", runModels},
-	"gpus":     {"list the GPU catalog", runGPUs},
-	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
-	"validate": {"compare predicted step times with the published measurements", runValidate},
-	"notebook": {"install: register the \"Planner (Go)\" Jupyter kernel for the notebooks", runNotebook},
+	"estimate":   {"memory inventory of one plan (training or serving)", runEstimate},
+	"search":     {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
+	"models":     {"list the model catalog", runModels},
+	"gpus":       {"list the GPU catalog", runGPUs},
+	"serve":      {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
+	"validate":   {"compare predicted step times with the published measurements", runValidate},
+	"playground": {"serve the playground as a local web page (controls redraw the inventory, timeline and step time)", runPlayground},
+	"notebook":   {"install: register the \"Planner (Go)\" Jupyter kernel for the notebooks", runNotebook},
 }
 
 // usageError marks bad input: the CLI exits 2.
@@ -97,6 +98,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: planner <command> [flags]   (planner <command> -h for its flags)")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 }

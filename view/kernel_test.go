@@ -1,4 +1,4 @@
-package kernel
+package view
 
 import (
 	"math"
@@ -131,24 +131,6 @@ func TestChartErrors(t *testing.T) {
 	if _, err := TimelineChart("empty", costmodel.Timeline{}, 1); err == nil {
 		t.Error("empty timeline: no error")
 	}
-}
-
-// TestShowOutsideNotebook: the Show wrappers do nothing outside a
-// notebook, not even fail on input they could not draw.
-func TestShowOutsideNotebook(t *testing.T) {
-	ShowHTML("<b>x</b>")
-	ShowMarkdown("*x*")
-	ShowTable("t", []string{"a"}, []string{"1"})
-	ShowInventory(inventory(0))
-	ShowActivations(nil)
-	ShowInventoryChart("no bars")
-	ShowChart(MemoryChart{})
-	ShowTimeline("empty", costmodel.Timeline{}, 0)
-	ShowPlans("none", nil)
-	ShowPlanRows("none")
-	ShowTraffic("none", nil)
-	ShowStepTime("no bars")
-	ShowFrontier("no plans", nil)
 }
 
 func TestBarLabels(t *testing.T) {

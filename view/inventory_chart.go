@@ -1,4 +1,4 @@
-package kernel
+package view
 
 import (
 	"fmt"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Drives "planner playground" in headless Chromium: loads the page,
+# changes two controls (ZeRO stage 0 on 8 GPUs), and fails unless the
+# inventory chart and the fit verdict change and the address holds the new
+# setting. Skips (exit 0, with a message) when chromium or node is absent
+# or playwright-core cannot be installed; the Go test of the same page
+# (cmd/planner TestPlaygroundPage) always runs.
+# Usage: scripts/test-playground-browser.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="${NB_OUT:-$ROOT/build/playground-browser}"
+CHROMIUM="$(command -v chromium || true)"
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null; then
+  echo "SKIP playground browser test: needs chromium (apt-get install chromium) and node"; exit 0
+fi
+mkdir -p "$OUT"
+if [ ! -d "$OUT/node_modules/playwright-core" ]; then
+  (cd "$OUT" && npm install --silent --no-save playwright-core@1.65.1 >/dev/null 2>&1) || {
+    echo "SKIP playground browser test: npm could not install playwright-core"; exit 0; }
+fi
+cd "$ROOT"
+go build -o "$OUT/planner" ./cmd/planner
+PORT="${PLAYGROUND_PORT:-18765}"
+"$OUT/planner" playground --addr "127.0.0.1:$PORT" >"$OUT/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q '^playground:' "$OUT/server.log" && break; sleep 0.1; done
+cp "$ROOT/scripts/playground-browser.js" "$OUT/"
+CHROMIUM="$CHROMIUM" URL="http://127.0.0.1:$PORT/" SHOT="$OUT/playground.png" node "$OUT/playground-browser.js"
