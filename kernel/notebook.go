@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"fmt"
+
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 )
@@ -29,4 +31,16 @@ func DataParallelBytes(r *costmodel.Report) (sum hardware.Bytes) {
 		}
 	}
 	return sum
+}
+
+// PerToken writes a per-token cache size the way the chapters state
+// them: in KiB below one MiB, else in MiB. Binary units, because a
+// per-token size is a product of powers of two (2 x 32 layers x 8 heads x
+// 128 x 2 bytes is 128 KiB exactly, 131 kB in decimal units); capacities
+// stay in decimal GB, as hardware.Bytes prints them.
+func PerToken(b hardware.Bytes) string {
+	if b < hardware.MiB {
+		return fmt.Sprintf("%.3g KiB", float64(b/hardware.KiB))
+	}
+	return fmt.Sprintf("%.3g MiB", float64(b/hardware.MiB))
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Executes the notebooks headlessly with Jupyter and the planner kernel (GoNB) and
 # fails when any cell fails: a compile error, a panic, a failed check or
-# %test, a failed "!" command. Then runs the canary notebook, whose cells
+# %test, a failed "!" command, or when the prose states a number with a
+# unit that no cell near it printed (nbcheck -numbers). Then runs the canary notebook, whose cells
 # tagged must-fail each break in a different way, and fails unless every
 # one of them was caught.
 #
@@ -49,7 +50,8 @@ pass=0 fail=0
 for nb in "${nbs[@]}"; do
   name="$(basename "${nb%.ipynb}")"
   start=$SECONDS
-  if execute "$nb" "$name" && "$OUT/nbcheck" "$OUT/$name.ipynb" >"$OUT/$name.check"; then
+  if execute "$nb" "$name" && "$OUT/nbcheck" "$OUT/$name.ipynb" >"$OUT/$name.check" &&
+    "$OUT/nbcheck" -numbers "$OUT/$name.ipynb" >>"$OUT/$name.check"; then
     pass=$((pass+1)); echo "ok   $nb ($((SECONDS-start)) s)"
     jupyter nbconvert --to html --output-dir "$OUT" "$OUT/$name.ipynb" >/dev/null 2>&1 || echo "     (HTML export failed)"
   else

@@ -40,6 +40,8 @@ type output struct {
 	Ename      string    `json:"ename"`
 	Evalue     string    `json:"evalue"`
 	Traceback  []string  `json:"traceback"`
+	// Data holds a display's representations by MIME type.
+	Data map[string]multiline `json:"data"`
 }
 
 // multiline is nbformat's multiline string: one string or a list of lines.
