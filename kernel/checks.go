@@ -8,9 +8,11 @@ import (
 	"strings"
 )
 
-// Checks verifies the numbers a notebook teaches. Each check prints one
-// line, "ok" or "FAIL", to Out (standard output when nil); Done fails the
-// cell (it panics) when any check failed, so a headless run of the
+// Checks verifies the numbers a notebook teaches. Done prints one line,
+// "✓ 12 checks passed", to Out (standard output when nil) when all
+// passed: the reader sees the lesson's numbers, not the test's. When any
+// failed, Done prints every check, "ok" or "FAIL" with the value and what
+// was wanted, and fails the cell (it panics), so a headless run of the
 // notebook fails too. The zero value is ready to use.
 //
 //	var c kernel.Checks
@@ -19,7 +21,7 @@ import (
 type Checks struct {
 	Out    io.Writer
 	failed []string
-	n      int
+	lines  []string
 }
 
 // Near checks that got is within a relative tolerance tol of want.
@@ -44,17 +46,12 @@ func (c *Checks) True(what string, ok bool) bool {
 }
 
 func (c *Checks) record(what string, ok bool, detail string) bool {
-	c.n++
 	verdict := "ok  "
 	if !ok {
 		verdict = "FAIL"
 		c.failed = append(c.failed, what+": "+detail)
 	}
-	out := c.Out
-	if out == nil {
-		out = os.Stdout
-	}
-	fmt.Fprintf(out, "%s %s: %s\n", verdict, what, detail)
+	c.lines = append(c.lines, fmt.Sprintf("%s %s: %s\n", verdict, what, detail))
 	return ok
 }
 
@@ -63,13 +60,31 @@ func (c *Checks) Err() error {
 	if len(c.failed) == 0 {
 		return nil
 	}
-	return fmt.Errorf("kernel: %d of %d checks failed:\n  %s", len(c.failed), c.n, strings.Join(c.failed, "\n  "))
+	return fmt.Errorf("kernel: %d of %d checks failed:\n  %s", len(c.failed), len(c.lines), strings.Join(c.failed, "\n  "))
 }
 
-// Done panics with the failed checks, if any: a notebook whose numbers are
-// off must not pass.
+// Done prints the one-line summary, or every check and then panics with
+// the failed ones: a notebook whose numbers are off must not pass.
 func (c *Checks) Done() {
-	if err := c.Err(); err != nil {
-		panic(err)
+	out := c.Out
+	if out == nil {
+		out = os.Stdout
 	}
+	err := c.Err()
+	if err == nil {
+		fmt.Fprintf(out, "✓ %d checks passed\n", len(c.lines))
+		return
+	}
+	fmt.Fprint(out, strings.Join(c.lines, ""))
+	panic(err)
+}
+
+// finite reports whether no value is NaN or infinite.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }

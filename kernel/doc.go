@@ -1,11 +1,10 @@
-// Package kernel renders the planner's reports for GoNB notebooks: HTML
-// tables of memory inventories, activation lists, the collectives of a
-// training step, step-time breakdowns and the plans a search ranked, and
-// SVG charts drawn with gonum.org/v1/plot (the inventory as stacked bars
-// against the HBM budget, memory per GPU against GPU count or context
-// length, the memory of a pipeline stage over one training step, the
-// parts of each plan's step time, and a search's Pareto frontier of
-// throughput against GPU count).
+// Package kernel is what the GoNB teaching notebooks call: Show wrappers
+// that display a view builder's table or chart in the cell that runs
+// them (and do nothing outside a notebook), Checks that verify the
+// numbers a notebook teaches and fail its cell when one is off, small
+// helpers every chapter used to declare (Must, Cluster, PerToken, and
+// chapter 8's Llama 3 405B questions in llama3*.go), and ShowPlayground,
+// the playground's browser controls.
 //
 // The builders (InventoryTable, InventoryChart, MemoryChart.SVG,
 // TimelineChart, PlansTable, TrafficTable, StepTimeChart, FrontierChart,

@@ -1,12 +1,10 @@
 package kernel
 
 import (
-	"math"
-
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
-	"github.com/gpu-planner/planner/view"
 	"github.com/gpu-planner/planner/search"
+	"github.com/gpu-planner/planner/view"
 )
 
 // The builders live in package render, which the command line imports
@@ -83,14 +81,4 @@ func KVChart(m *costmodel.Model, c hardware.Cluster, base costmodel.ServePlan, a
 // TimelineChart is view.TimelineChart.
 func TimelineChart(title string, tl costmodel.Timeline, budget hardware.Bytes) (string, error) {
 	return view.TimelineChart(title, tl, budget)
-}
-
-// finite reports whether every value is a finite number.
-func finite(vs ...float64) bool {
-	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 	"github.com/gpu-planner/planner/search"
+	"github.com/gpu-planner/planner/view"
 )
 
 // The Show functions display a table or chart in the notebook cell that
@@ -32,82 +33,82 @@ func ShowMarkdown(md string) {
 	}
 }
 
-// ShowTable displays Table(caption, header, rows...).
+// ShowTable displays view.Table(caption, header, rows...).
 func ShowTable(caption string, header []string, rows ...[]string) {
 	if gonbui.IsNotebook {
-		displayHTML(Table(caption, header, rows...))
+		displayHTML(view.Table(caption, header, rows...))
 	}
 }
 
-// ShowInventory displays InventoryTable(inv).
+// ShowInventory displays view.InventoryTable(inv).
 func ShowInventory(inv costmodel.Inventory) {
 	if gonbui.IsNotebook {
-		displayHTML(InventoryTable(inv))
+		displayHTML(view.InventoryTable(inv))
 	}
 }
 
-// ShowActivations displays ActivationsTable(ts).
+// ShowActivations displays view.ActivationsTable(ts).
 func ShowActivations(ts []costmodel.ActivationTensor) {
 	if gonbui.IsNotebook {
-		displayHTML(ActivationsTable(ts))
+		displayHTML(view.ActivationsTable(ts))
 	}
 }
 
-// ShowInventoryChart displays InventoryChart(title, bars...).
-func ShowInventoryChart(title string, bars ...InventoryBar) {
+// ShowInventoryChart displays view.InventoryChart(title, bars...).
+func ShowInventoryChart(title string, bars ...view.InventoryBar) {
 	if gonbui.IsNotebook {
-		showSVG(InventoryChart(title, bars...))
+		showSVG(view.InventoryChart(title, bars...))
 	}
 }
 
 // ShowChart displays c.SVG().
-func ShowChart(c MemoryChart) {
+func ShowChart(c view.MemoryChart) {
 	if gonbui.IsNotebook {
 		showSVG(c.SVG())
 	}
 }
 
-// ShowTimeline displays TimelineChart(title, tl, budget).
+// ShowTimeline displays view.TimelineChart(title, tl, budget).
 func ShowTimeline(title string, tl costmodel.Timeline, budget hardware.Bytes) {
 	if gonbui.IsNotebook {
-		showSVG(TimelineChart(title, tl, budget))
+		showSVG(view.TimelineChart(title, tl, budget))
 	}
 }
 
-// ShowPlans displays PlansTable(caption, plans).
+// ShowPlans displays view.PlansTable(caption, plans).
 func ShowPlans(caption string, plans []search.Ranked) {
 	if gonbui.IsNotebook {
-		displayHTML(PlansTable(caption, plans))
+		displayHTML(view.PlansTable(caption, plans))
 	}
 }
 
-// ShowPlanRows displays PlanRows(caption, rows...).
-func ShowPlanRows(caption string, rows ...PlanRow) {
+// ShowPlanRows displays view.PlanRows(caption, rows...).
+func ShowPlanRows(caption string, rows ...view.PlanRow) {
 	if gonbui.IsNotebook {
-		displayHTML(PlanRows(caption, rows...))
+		displayHTML(view.PlanRows(caption, rows...))
 	}
 }
 
-// ShowTraffic displays TrafficTable(caption, lines).
+// ShowTraffic displays view.TrafficTable(caption, lines).
 func ShowTraffic(caption string, lines []costmodel.TrafficLine) {
 	if gonbui.IsNotebook {
-		displayHTML(TrafficTable(caption, lines))
+		displayHTML(view.TrafficTable(caption, lines))
 	}
 }
 
-// ShowStepTime displays StepTimeChart(title, bars...) and, below it,
-// StepTimeTable(bars...).
-func ShowStepTime(title string, bars ...StepBar) {
+// ShowStepTime displays view.StepTimeChart(title, bars...) and, below it,
+// view.StepTimeTable(bars...).
+func ShowStepTime(title string, bars ...view.StepBar) {
 	if gonbui.IsNotebook {
-		showSVG(StepTimeChart(title, bars...))
-		displayHTML(StepTimeTable(bars...))
+		showSVG(view.StepTimeChart(title, bars...))
+		displayHTML(view.StepTimeTable(bars...))
 	}
 }
 
-// ShowFrontier displays FrontierChart(title, frontier, marks...).
-func ShowFrontier(title string, frontier []search.Ranked, marks ...Mark) {
+// ShowFrontier displays view.FrontierChart(title, frontier, marks...).
+func ShowFrontier(title string, frontier []search.Ranked, marks ...view.Mark) {
 	if gonbui.IsNotebook {
-		showSVG(FrontierChart(title, frontier, marks...))
+		showSVG(view.FrontierChart(title, frontier, marks...))
 	}
 }
 

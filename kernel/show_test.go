@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/view"
 )
 
 // TestShowOutsideNotebook: the Show wrappers do nothing outside a
@@ -15,7 +16,7 @@ func TestShowOutsideNotebook(t *testing.T) {
 	ShowInventory(costmodel.Inventory{})
 	ShowActivations(nil)
 	ShowInventoryChart("no bars")
-	ShowChart(MemoryChart{})
+	ShowChart(view.MemoryChart{})
 	ShowTimeline("empty", costmodel.Timeline{}, 0)
 	ShowPlans("none", nil)
 	ShowPlanRows("none")

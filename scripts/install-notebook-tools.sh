@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the notebooks need: Jupyter from Debian's packages (when
 # missing), GoNB and goimports at the versions pinned in nbtools/go.mod, and
-# the "gonb" Jupyter kernel. Safe to run again; it only does what is missing.
+# the "Planner (Go)" Jupyter kernel (planner notebook install), which runs
+# GoNB with this module wired in. Safe to run again; it only does what is missing.
 # Usage: scripts/install-notebook-tools.sh   (as root, or with Jupyter installed)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,12 +34,11 @@ export GOBIN PATH="$GOBIN:$PATH"
 # without it on the PATH. NB_GOPLS=1 installs it.
 if [ "${NB_GOPLS:-0}" = 1 ]; then go install golang.org/x/tools/gopls@v0.23.0; fi
 
-# --force_deps: without it `gonb --install` exits non-zero when gopls is
-# missing (it writes the kernel spec anyway).
-gonb --install --force_deps ${GONB_INSTALL_FLAGS:-} >/dev/null 2>&1 || true
+# The kernel records this checkout and the gonb binary (absolute paths).
+(cd "$ROOT" && go run ./cmd/planner notebook install ${PLANNER_KERNEL_FLAGS:-})
 specs="$(jupyter kernelspec list 2>/dev/null || true)"
-if ! grep -q '^ *gonb ' <<<"$specs"; then
-  echo "install-notebook-tools: the gonb kernel is not registered" >&2
+if ! grep -q '^ *planner ' <<<"$specs"; then
+  echo "install-notebook-tools: the planner kernel is not registered" >&2
   exit 1
 fi
 echo "notebook tools ready: $(go version -m "$GOBIN/gonb" | awk '$1=="mod"{print $2, $3}'), $(jupyter-nbconvert --version 2>/dev/null | sed 's/^/nbconvert /')"

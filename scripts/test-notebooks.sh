@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Executes the notebooks headlessly with Jupyter and the GoNB kernel and
+# Executes the notebooks headlessly with Jupyter and the planner kernel (GoNB) and
 # fails when any cell fails: a compile error, a panic, a failed check or
-# %test, a failed "!" command. Then runs the canary notebook, whose cells
+# %test, a failed "!" command, or when the prose states a number with a
+# unit that no cell near it printed (nbcheck -numbers). Then runs the canary notebook, whose cells
 # tagged must-fail each break in a different way, and fails unless every
 # one of them was caught.
 #
@@ -22,16 +23,11 @@ export PATH="$(go env GOPATH)/bin:$PATH"
 export NB_HEADLESS=1
 go build -o "$OUT/nbcheck" ./cmd/nbcheck || exit 1
 
-# A private kernel spec with plain-text compile errors for readable logs;
-# the user's own gonb kernel is left as it is.
+# A private copy of the planner kernel, for this checkout, with plain-text
+# compile errors for readable logs; the user's own kernel is left as it is.
 export JUPYTER_DATA_DIR="$OUT/jupyter-data"
-gonb --install --force_deps --raw_error >/dev/null 2>&1
-# (grep the captured list: grep -q on a pipe can exit early, and the writer's
-# SIGPIPE would fail the pipeline under pipefail.)
-specs="$(jupyter kernelspec list 2>/dev/null || true)"
-if ! grep -q '^ *gonb ' <<<"$specs"; then
-  echo "no gonb kernel: run scripts/install-notebook-tools.sh"; exit 1
-fi
+go run ./cmd/planner notebook install --root "$ROOT" --raw-error >/dev/null || {
+  echo "no planner kernel: run scripts/install-notebook-tools.sh"; exit 1; }
 
 if [ $# -gt 0 ]; then nbs=("$@"); else
   mapfile -t nbs < <(find notebooks -maxdepth 1 -name '*.ipynb' | sort)
@@ -42,7 +38,7 @@ fi
 # when a cell times out or the kernel dies (--allow-errors keeps going).
 execute() {
   if ! jupyter nbconvert --to notebook --execute --allow-errors \
-      --ExecutePreprocessor.kernel_name=gonb --ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
+      --ExecutePreprocessor.kernel_name=planner --ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
       --output-dir "$OUT" --output "$2" "$1" >"$OUT/$2.log" 2>&1; then
     echo "FAIL $1: nbconvert failed (cell timeout? kernel died?); log tail:"
     grep -v '^[IWE][0-9]\{4\} ' "$OUT/$2.log" | tail -25
@@ -54,7 +50,8 @@ pass=0 fail=0
 for nb in "${nbs[@]}"; do
   name="$(basename "${nb%.ipynb}")"
   start=$SECONDS
-  if execute "$nb" "$name" && "$OUT/nbcheck" "$OUT/$name.ipynb" >"$OUT/$name.check"; then
+  if execute "$nb" "$name" && "$OUT/nbcheck" "$OUT/$name.ipynb" >"$OUT/$name.check" &&
+    "$OUT/nbcheck" -numbers "$OUT/$name.ipynb" >>"$OUT/$name.check"; then
     pass=$((pass+1)); echo "ok   $nb ($((SECONDS-start)) s)"
     jupyter nbconvert --to html --output-dir "$OUT" "$OUT/$name.ipynb" >/dev/null 2>&1 || echo "     (HTML export failed)"
   else

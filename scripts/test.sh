@@ -3,7 +3,8 @@
 # golden, example and fuzz seed corpora), then the teaching notebooks,
 # executed headlessly with Jupyter and the GoNB kernel (installed on first
 # use: Debian's Jupyter packages, GoNB pinned in nbtools/go.mod), and the
-# canary notebook that proves the harness catches failures. Exits non-zero
+# canary notebook that proves the harness catches failures, and the
+# playground page in headless Chromium when it is installed. Exits non-zero
 # on any failure.
 # Usage: scripts/test.sh            (NOTEBOOKS=0 skips the notebooks)
 set -euo pipefail
@@ -31,5 +32,10 @@ else
   echo "== notebooks"
   scripts/test-notebooks.sh
 fi
+
+# Skips itself when chromium or node is missing; the Go test of the same
+# page ran above.
+echo "== playground in a browser"
+scripts/test-playground-browser.sh
 
 echo "all checks passed"

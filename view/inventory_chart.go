@@ -66,7 +66,7 @@ func InventoryChart(title string, bars ...InventoryBar) (string, error) {
 	// A whole slot per bar, so the labels under the end bars stay inside.
 	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
-	p.Y.Max = legendRoom * p.Y.Max
+	roomForLegend(p, len(groupOrder)+2, false) // the groups, the budget and the HBM
 	return render(p)
 }
 

@@ -72,6 +72,7 @@ func (c MemoryChart) SVG() (string, error) {
 		p.Legend.Add(lim.Name, l)
 	}
 	c.axes(p, xs)
+	roomForLegend(p, len(c.Series)+len(c.Limits), c.LogY)
 	return render(p)
 }
 
@@ -90,12 +91,9 @@ func (c MemoryChart) axes(p *plot.Plot, xs []float64) {
 	if c.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		// The legend's share of the height, on a log axis.
-		p.Y.Max *= 6
 		return
 	}
 	p.Y.Min = 0
-	p.Y.Max *= legendRoom
 }
 
 // validate checks that the chart can be drawn.

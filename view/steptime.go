@@ -60,6 +60,7 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 	p.Y.Label.Text = "seconds per step"
 	width := vg.Points(min(60, 300/float64(len(bars))))
 	var below *plotter.BarChart
+	entries := 0
 	for _, part := range stepParts {
 		vals := make(plotter.Values, len(bars))
 		for i, b := range bars {
@@ -79,6 +80,7 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 		below = bc
 		p.Add(bc)
 		p.Legend.Add(part.name, bc)
+		entries++
 	}
 	totals := make([]float64, len(bars))
 	names := make([]string, len(bars))
@@ -92,7 +94,7 @@ func StepTimeChart(title string, bars ...StepBar) (string, error) {
 	// A whole slot per bar, so the labels under the end bars stay inside.
 	p.X.Min, p.X.Max = -0.5, float64(len(bars))-0.5
 	p.Y.Min = 0
-	p.Y.Max = legendRoom * p.Y.Max
+	roomForLegend(p, entries, false)
 	return render(p)
 }
 

@@ -59,15 +59,53 @@ func newPlot(title, xLabel string) *plot.Plot {
 	p.Legend.XOffs = vg.Points(8)
 	p.Legend.YOffs = vg.Points(-6)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.X.Tick.Marker, p.Y.Tick.Marker = readableTicks{}, readableTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
 	p.Add(grid)
 	return p
 }
 
-// legendRoom is the factor by which a linear y axis extends above the
-// data, so the legend in the top left corner does not cover it.
-const legendRoom = 1.45
+// legendShare is the share of a chart's data area, from the top, that a
+// legend of n entries takes: one 12-point line each and a margin, of about
+// 230 points of height.
+func legendShare(n int) float64 { return min(0.55, (12*float64(n)+10)/230) }
+
+// roomForLegend raises the top of p's y axis so that the legend of n
+// entries, in the top left corner, sits above every data point instead of
+// over them. On a log axis the room is the same share of the decades.
+func roomForLegend(p *plot.Plot, n int, logY bool) {
+	share := legendShare(n)
+	if !logY {
+		p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)/(1-share)
+		return
+	}
+	p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, share/(1-share))
+}
+
+// readableTicks are gonum's default tick positions with labels as the
+// prose writes numbers: no trailing zeros ("250", not "250.00") and
+// thousands separated by commas ("10,000").
+type readableTicks struct{}
+
+func (readableTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = readable(t.Value)
+		}
+	}
+	return ticks
+}
+
+// readable writes v with at most four significant digits, and whole
+// numbers of 1,000 or more with comma separators.
+func readable(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) >= 1000 && math.Abs(v) < 1e15 {
+		return hardware.Thousands(int(v))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
 
 // render draws p as an SVG document without the XML declaration, so it
 // can be inlined in HTML.

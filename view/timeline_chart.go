@@ -58,7 +58,7 @@ func TimelineChart(title string, tl costmodel.Timeline, budget hardware.Bytes) (
 		return "", err
 	}
 	p.Y.Min = 0
-	p.Y.Max *= legendRoom
+	roomForLegend(p, 3, false)
 	return render(p)
 }
 

@@ -30,7 +30,7 @@ func TestRun(t *testing.T) {
 		{[]string{"-canary", "ok.ipynb"}, 1, []string{"no cell is tagged must-fail"}},
 		{[]string{"-canary", "panic.ipynb"}, 1, []string{"cell 1: should pass"}},
 		{[]string{"-clean", "clean.ipynb"}, 0, []string{"OK"}},
-		{[]string{"-clean", "ok.ipynb"}, 1, []string{"cell 1: has outputs"}},
+		{[]string{"-clean", "ok.ipynb"}, 1, []string{"cell 1: has outputs", `kernel "gonb", want "planner"`}},
 		{[]string{"missing.ipynb"}, 2, nil},
 		{[]string{"broken.ipynb"}, 2, nil},
 		{nil, 2, nil},

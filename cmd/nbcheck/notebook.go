@@ -11,8 +11,17 @@ import (
 
 // notebook is the part of the nbformat 4 JSON that nbcheck reads.
 type notebook struct {
-	Cells []cell `json:"cells"`
+	Cells    []cell `json:"cells"`
+	Metadata struct {
+		Kernelspec struct {
+			Name string `json:"name"`
+		} `json:"kernelspec"`
+	} `json:"metadata"`
 }
+
+// kernelName is the kernel notebooks must name: "planner notebook install"
+// registers it, and it wires the planner module in, so no cell sets it up.
+const kernelName = "planner"
 
 type cell struct {
 	CellType string `json:"cell_type"`
@@ -31,6 +40,8 @@ type output struct {
 	Ename      string    `json:"ename"`
 	Evalue     string    `json:"evalue"`
 	Traceback  []string  `json:"traceback"`
+	// Data holds a display's representations by MIME type.
+	Data map[string]multiline `json:"data"`
 }
 
 // multiline is nbformat's multiline string: one string or a list of lines.
@@ -138,9 +149,12 @@ func (c cell) failure() string {
 }
 
 // outputs describes every code cell that carries outputs or an execution
-// count.
+// count, and a kernel other than the planner's.
 func (nb *notebook) outputs() []string {
 	var out []string
+	if k := nb.Metadata.Kernelspec.Name; k != kernelName {
+		out = append(out, fmt.Sprintf("metadata: kernel %q, want %q (Planner (Go), see planner notebook install)", k, kernelName))
+	}
 	for i, c := range nb.Cells {
 		if c.CellType == "code" && (len(c.Outputs) > 0 || c.ExecutionCount != nil) {
 			out = append(out, fmt.Sprintf("cell %d: has outputs or an execution count; commit notebooks cleared", i))

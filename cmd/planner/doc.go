@@ -17,7 +17,11 @@
 //	models     the model catalog (or pass a Hugging Face config.json path)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
-//	explain-plan  each part of a plan string, spelled out
+//	explain-plan each part of a plan string, spelled out
+//	report     a self-contained architecture review (HTML or Markdown)
+//	export     a plan as a framework's launch configuration
+//	playground the notebook playground as a local web page
+//	notebook   "notebook install" registers the Planner (Go) Jupyter kernel
 //
 // Every command takes -h for its flags and --json for machine output in
 // raw base units (bytes as integers).
@@ -335,4 +339,33 @@
 // every row (--leave-one-engine-out adds the refits without each engine):
 //
 //	$ planner validate --serving --top 10
+//
+// # Playground
+//
+// planner playground serves the playground of notebook 10 as a web page
+// on this machine, with no Jupyter: controls for the model, the GPU and
+// how many, sequence, micro-batch, ZeRO stage, tp, pp, cp, recompute and
+// precision, and below them the fit, the peak GPU's inventory against its
+// budget, that pipeline stage's memory over one step and the step time
+// by part, redrawn when a control changes. The address holds the setting
+// (for example /?model=llama3.1-8b&gpus=8&zero=3), so a link reopens it.
+// It listens on a loopback address only (--addr, default
+// 127.0.0.1:8080) and loads nothing from the network:
+//
+//	go run ./cmd/planner playground --addr 127.0.0.1:8080
+//
+// # Notebooks
+//
+// planner notebook install registers the Jupyter kernel "Planner (Go)"
+// (name planner) that the teaching notebooks under notebooks/ name. It
+// writes kernel.json and a start script into the kernels folder of
+// --data-dir (default $JUPYTER_DATA_DIR or ~/.local/share/jupyter). The
+// script runs GoNB (found on PATH or in $(go env GOPATH)/bin, or
+// --gonb) with --go_work set to the planner checkout that holds the
+// notebook, or else the one the install ran in (--root), so a notebook's
+// first cell is already a lesson: its imports of the planner's packages
+// resolve with no setup cell. scripts/install-notebook-tools.sh installs
+// GoNB and runs it:
+//
+//	go run ./cmd/planner notebook install
 package main

@@ -39,14 +39,16 @@ type command struct {
 
 // commands is the subcommand table.
 var commands = map[string]command{
-	"estimate": {"memory inventory of one plan (training or serving)", runEstimate},
-	"search":   {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
-	"models":   {"list the model catalog", runModels},
-	"gpus":     {"list the GPU catalog", runGPUs},
-	"serve":    {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
-	"validate": {"compare predicted step times with the published measurements", runValidate},
-	"report":   {"a self-contained architecture review (HTML or Markdown) of a search", runReport},
-	"export":   {"a plan as Megatron-LM, torchtitan, Megatron-Bridge or DeepSpeed launch config", runExport},
+	"estimate":   {"memory inventory of one plan (training or serving)", runEstimate},
+	"search":     {"the best parallel plans on a GPU count, or the fewest GPUs that fit", runSearch},
+	"models":     {"list the model catalog", runModels},
+	"gpus":       {"list the GPU catalog", runGPUs},
+	"serve":      {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
+	"validate":   {"compare predicted step times with the published measurements", runValidate},
+	"report":     {"a self-contained architecture review (HTML or Markdown) of a search", runReport},
+	"export":     {"a plan as Megatron-LM, torchtitan, Megatron-Bridge or DeepSpeed launch config", runExport},
+	"playground": {"serve the playground as a local web page (controls redraw the inventory, timeline and step time)", runPlayground},
+	"notebook":   {"install: register the \"Planner (Go)\" Jupyter kernel for the notebooks", runNotebook},
 }
 
 // usageError marks bad input: the CLI exits 2.

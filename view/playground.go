@@ -1,4 +1,4 @@
-package kernel
+package view
 
 import (
 	"fmt"
@@ -9,8 +9,9 @@ import (
 	"github.com/gpu-planner/planner/hardware"
 )
 
-// Playground is one setting of the playground notebook's controls: a
-// model trained on a number of GPUs of one type with a parallel layout.
+// Playground is one setting of the playground's controls (the notebook's
+// widgets, the planner's playground page): a model trained on a number of
+// GPUs of one type with a parallel layout, in a numeric precision.
 // Data parallelism takes the GPUs the layout leaves (dp = GPUs /
 // (tp*pp*cp)), and each step runs 4*pp micro-batches per pipeline, enough
 // to fill a 1F1B pipeline.
@@ -23,6 +24,7 @@ type Playground struct {
 	ZeRO       int
 	TP, PP, CP int
 	Recompute  costmodel.Recompute
+	Precision  costmodel.Precision
 }
 
 // DefaultPlayground is where the playground starts: Llama 3.1 70B on 64
@@ -42,7 +44,7 @@ func (pg Playground) Plan() (costmodel.Plan, error) {
 	dp := pg.GPUs / model
 	return costmodel.Plan{TP: pg.TP, PP: pg.PP, CP: pg.CP, DP: dp, ZeRO: pg.ZeRO, SP: pg.TP > 1,
 		Recompute: pg.Recompute, MicroBatch: pg.MicroBatch, GlobalBatch: pg.MicroBatch * dp * 4 * pg.PP,
-		Seq: pg.Seq}, nil
+		Seq: pg.Seq, Precision: pg.Precision}, nil
 }
 
 // Estimate runs the cost model on the setting.
@@ -66,35 +68,51 @@ func (pg Playground) Estimate() (*costmodel.Report, error) {
 	return costmodel.Estimate(m, c, p, costmodel.DefaultAssumptions())
 }
 
-// Render is the playground's output for the setting as HTML: a summary,
-// the peak stage's inventory as a bar against the budget, the memory of
-// that stage over one step, and the inventory table. A setting the model
-// rejects renders as the error, never as a failure: a user moving sliders
-// meets invalid layouts all the time.
+// Render is the playground's output for the setting as HTML: a summary
+// (fit, step time, throughput), the peak stage's inventory as a bar
+// against the budget, the memory of that stage over one step, the step
+// time by part, and the inventory table. A setting the model rejects
+// renders as the error, never as a failure: a user moving controls meets
+// invalid layouts all the time.
 func (pg Playground) Render() string {
 	r, err := pg.Estimate()
 	if err != nil {
-		return `<p style="color:#b00">` + html.EscapeString(err.Error()) + "</p>\n"
+		return renderError(err)
 	}
-	var b strings.Builder
-	verdict := `<b style="color:#070">fits</b>`
-	if !r.Memory.Fits {
-		verdict = `<b style="color:#b00">does not fit</b>`
-	}
-	fmt.Fprintf(&b, "<p>%s on %s, plan <code>%s</code>, seq %d, %d micro-batches per step: peak %v on stage %d of %v budget: %s</p>\n",
-		html.EscapeString(r.Model), html.EscapeString(r.Cluster.String()), html.EscapeString(r.PlanString), r.Plan.Seq,
-		r.MicroBatches, r.Memory.Total, r.PeakStage, r.Memory.Budget, verdict)
 	bar, err := InventoryChart("Peak memory per GPU", InventoryBar{Label: r.PlanString, Memory: r.Memory})
 	if err != nil {
-		return `<p style="color:#b00">` + html.EscapeString(err.Error()) + "</p>\n"
+		return renderError(err)
 	}
+	var b strings.Builder
+	b.WriteString(summary(r))
 	b.WriteString(`<div style="display:flex;flex-wrap:wrap">` + "<div>" + bar + "</div>")
 	if tl, err := costmodel.StepTimeline(r.Plan, r.Stages[r.PeakStage]); err == nil {
 		if svg, err := TimelineChart(fmt.Sprintf("Stage %d over one step", r.PeakStage), tl, r.Memory.Budget); err == nil {
 			b.WriteString("<div>" + svg + "</div>")
 		}
 	}
+	if svg, err := StepTimeChart("Step time", StepBar{Label: r.PlanString, Performance: r.Performance}); err == nil {
+		b.WriteString("<div>" + svg + "</div>")
+	}
 	b.WriteString("</div>\n")
 	b.WriteString(InventoryTable(r.Memory))
 	return b.String()
+}
+
+// summary is the playground's first line: the setting, the peak memory
+// against the budget, and the step time and throughput.
+func summary(r *costmodel.Report) string {
+	verdict := `<b class="fit" style="color:#070">fits</b>`
+	if !r.Memory.Fits {
+		verdict = `<b class="fit" style="color:#b00">does not fit</b>`
+	}
+	return fmt.Sprintf("<p>%s on %s, plan <code>%s</code>, %s, seq %d, %d micro-batches per step: peak %v on stage %d of %v budget: %s; "+
+		"step %v, %.0f tokens/s per GPU</p>\n",
+		html.EscapeString(r.Model), html.EscapeString(r.Cluster.String()), html.EscapeString(r.PlanString), r.Plan.Precision, r.Plan.Seq,
+		r.MicroBatches, r.Memory.Total, r.PeakStage, r.Memory.Budget, verdict,
+		r.Performance.StepTime, r.Performance.TokensPerSecondPerGPU)
+}
+
+func renderError(err error) string {
+	return `<p class="error" style="color:#b00">` + html.EscapeString(err.Error()) + "</p>\n"
 }

@@ -1,6 +1,8 @@
-package kernel
+package view
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +60,31 @@ func TestPlaygroundErrors(t *testing.T) {
 		if !strings.Contains(out, tt.want) || strings.Contains(out, "<svg") {
 			t.Errorf("%s: %.300q", name, out)
 		}
+	}
+}
+
+// TestPlaygroundQuery: a setting survives its URL query, every control's
+// value is one of its options, and a query naming a bad value or an
+// unknown key is refused.
+func TestPlaygroundQuery(t *testing.T) {
+	pg := DefaultPlayground()
+	pg.ZeRO, pg.TP, pg.PP, pg.Recompute, pg.Precision = 3, 4, 2, costmodel.Full, costmodel.FP8
+	back, err := ParsePlayground(pg.Query())
+	if err != nil || back != pg {
+		t.Fatalf("round trip: %+v, %v; want %+v", back, err, pg)
+	}
+	for _, c := range PlaygroundControls() {
+		if v := c.Value(DefaultPlayground()); !slices.Contains(c.Options, v) {
+			t.Errorf("control %s: default %q is not an option", c.Key, v)
+		}
+	}
+	for _, q := range []string{"zero=5", "tp=3", "model=llama9", "recompute=some", "color=red"} {
+		v, _ := url.ParseQuery(q)
+		if _, err := ParsePlayground(v); err == nil {
+			t.Errorf("%s: no error", q)
+		}
+	}
+	if fp8 := pg.Render(); !strings.Contains(fp8, "fp8") || fp8 == DefaultPlayground().Render() {
+		t.Error("the fp8 setting renders like the default")
 	}
 }
