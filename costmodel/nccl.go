@@ -64,11 +64,12 @@ func (a Assumptions) ncclComm(g group) hardware.Bytes {
 // node size place them).
 func (e *Evaluator) ncclBuffers(p Plan) (bytes hardware.Bytes, comms int) {
 	pl := place(p, e.order, e.c.GPUsPerNode)
-	groups := []group{pl.tp, pl.cp, pl.dp, pl.pp}
+	groups := [...]group{pl.tp, pl.cp, pl.dp, pl.pp, pl.etp, pl.ep, pl.edp}
+	n := 4
 	if e.m.MoE != nil {
-		groups = append(groups, pl.etp, pl.ep, pl.edp)
+		n = len(groups)
 	}
-	for _, g := range groups {
+	for _, g := range groups[:n] {
 		if b := e.a.ncclComm(g); b > 0 {
 			bytes += b
 			comms++
