@@ -1,25 +1,47 @@
 package launch
 
-import "testing"
+import (
+	"strings"
+	"testing"
 
-// TestExpertDegrees: the degrees come from fields named EP and ETP when
-// the plan has them, and are 1 otherwise.
+	"github.com/gpu-planner/planner/costmodel"
+)
+
+// TestExpertDegrees: unset degrees read as 1; a Megatron-LM export of
+// DeepSeek-V3 with interleaving, cp and ep writes the expert flag, and
+// every flag it writes is one Megatron-LM defines.
 func TestExpertDegrees(t *testing.T) {
-	type withEP struct{ TP, EP, ETP int }
-	if ep, etp := expertDegrees(withEP{TP: 8, EP: 4, ETP: 2}); ep != 4 || etp != 2 {
-		t.Errorf("EP 4, ETP 2 read as %d, %d", ep, etp)
-	}
-	if ep, etp := expertDegrees(withEP{EP: 0}); ep != 1 || etp != 1 {
+	if ep, etp := expertDegrees(costmodel.Plan{}); ep != 1 || etp != 1 || expertSplit(costmodel.Plan{}) {
 		t.Errorf("unset EP read as %d, %d; want 1, 1", ep, etp)
-	}
-	type noEP struct{ TP int }
-	if ep, etp := expertDegrees(noEP{TP: 8}); ep != 1 || etp != 1 || expertSplit(noEP{}) {
-		t.Errorf("a plan without EP read as %d, %d", ep, etp)
 	}
 	var a args
 	expertArgs(&a, Job{}, "--expert-model-parallel-size", "--expert-tensor-parallel-size")
 	if len(a) != 0 {
 		t.Errorf("no experts split, yet %v written", a)
+	}
+	m, _ := costmodel.LookupModel("deepseek-v3")
+	p, err := costmodel.ParsePlan("tp1-pp16v2[2,3]-cp2-dp8-ep8-zero1-full-mb1",
+		costmodel.Plan{Seq: 4096, GlobalBatch: 1024, Precision: costmodel.BF16, Optimizer: costmodel.Adam})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = p.Normalize(m, 0); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Export(Megatron, Job{Model: m, Plan: p, Assumptions: costmodel.DefaultAssumptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--expert-model-parallel-size 8", "--context-parallel-size 2", "--pipeline-model-parallel-layout"} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("export lacks %q:\n%s", want, c.Text)
+		}
+	}
+	list := names(t, "megatron_names.txt", MegatronCommit)
+	for _, f := range strings.Fields(c.Text) {
+		if strings.HasPrefix(f, "--") && !list[f] {
+			t.Errorf("export writes %s, which Megatron-LM does not define", f)
+		}
 	}
 }
 
