@@ -134,7 +134,10 @@ func loadGPU(spec string) (hardware.GPU, error) {
 // loadModel reads a catalog model or a Hugging Face config.json.
 func loadModel(spec string) (*costmodel.Model, error) {
 	if spec == "" {
-		return nil, badInputf("--model is required (a catalog name, see planner models, or a config.json path)")
+		return nil, badInputf("--model is required (a catalog name, see planner models, a config.json path or a Hugging Face id such as meta-llama/Llama-3.1-70B)")
+	}
+	if isHubID(spec) {
+		return loadHubModel(spec)
 	}
 	if !isFile(spec) {
 		m, err := costmodel.LookupModel(spec)
