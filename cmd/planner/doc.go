@@ -14,7 +14,7 @@
 //	           that fit
 //	serve      the fewest GPUs and the ranked layouts that serve a model to
 //	           its users, with memory and speed
-//	models     the model catalog (or pass a Hugging Face config.json path)
+//	models     the model catalog (or pass a config.json path or a Hugging Face id)
 //	gpus       the GPU catalog, with a source for every figure
 //	validate   predicted step times against the published measurements
 //	explain-plan each part of a plan string, spelled out
