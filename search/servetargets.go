@@ -2,7 +2,6 @@ package search
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -110,17 +109,9 @@ func ServeLoad(q LoadQuery) (*LoadResult, error) {
 
 // normalize checks the query and fills the defaults.
 func (q LoadQuery) normalize() (LoadQuery, error) {
-	if q.Model == nil {
-		return q, errors.New("search: serving query without a model")
-	}
-	if err := q.GPU.Validate(); err != nil {
+	var err error
+	if q.GPUsPerNode, err = checkServeTarget(q.Model, q.GPU, q.GPUsPerNode); err != nil {
 		return q, err
-	}
-	if q.GPUsPerNode == 0 {
-		q.GPUsPerNode = q.GPU.ScaleUpDomain
-	}
-	if q.GPUsPerNode < 1 || q.GPUsPerNode > q.GPU.ScaleUpDomain {
-		return q, fmt.Errorf("search: %d GPUs per node is not in [1, %d] (the %s scale-up domain)", q.GPUsPerNode, q.GPU.ScaleUpDomain, q.GPU.Name)
 	}
 	if q.TTFT < 0 || q.TPOT < 0 {
 		return q, fmt.Errorf("search: targets TTFT %v and TPOT %v must not be negative", q.TTFT, q.TPOT)

@@ -107,17 +107,9 @@ func Serve(q ServeQuery) (*ServeResult, error) {
 // normalize fills the domain size and checks what EstimateServe cannot:
 // the GPU count and the load.
 func (q ServeQuery) normalize() (ServeQuery, error) {
-	if q.Model == nil {
-		return q, errors.New("search: serving query without a model")
-	}
-	if err := q.GPU.Validate(); err != nil {
+	var err error
+	if q.GPUsPerNode, err = checkServeTarget(q.Model, q.GPU, q.GPUsPerNode); err != nil {
 		return q, err
-	}
-	if q.GPUsPerNode == 0 {
-		q.GPUsPerNode = q.GPU.ScaleUpDomain
-	}
-	if q.GPUsPerNode < 1 || q.GPUsPerNode > q.GPU.ScaleUpDomain {
-		return q, fmt.Errorf("search: %d GPUs per node is not in [1, %d] (the %s scale-up domain)", q.GPUsPerNode, q.GPU.ScaleUpDomain, q.GPU.Name)
 	}
 	if q.GPUs != 0 {
 		if _, err := hardware.ClusterForGPUs(q.GPU, q.GPUs, q.GPUsPerNode); err != nil {
@@ -306,4 +298,23 @@ func rankLayouts(a, b ServeLayout) int {
 		return c
 	}
 	return cmp.Compare(a.Plan.PP, b.Plan.PP)
+}
+
+// checkServeTarget checks the model and GPU of a serving query and fills
+// the GPUs per node (0: the GPU's scale-up domain), which must lie in
+// [1, domain].
+func checkServeTarget(m *costmodel.Model, g hardware.GPU, perNode int) (int, error) {
+	if m == nil {
+		return 0, errors.New("search: serving query without a model")
+	}
+	if err := g.Validate(); err != nil {
+		return 0, err
+	}
+	if perNode == 0 {
+		perNode = g.ScaleUpDomain
+	}
+	if perNode < 1 || perNode > g.ScaleUpDomain {
+		return 0, fmt.Errorf("search: %d GPUs per node is not in [1, %d] (the %s scale-up domain)", perNode, g.ScaleUpDomain, g.Name)
+	}
+	return perNode, nil
 }
