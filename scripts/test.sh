@@ -4,7 +4,8 @@
 # executed headlessly with Jupyter and the GoNB kernel (installed on first
 # use: Debian's Jupyter packages, GoNB pinned in nbtools/go.mod), and the
 # canary notebook that proves the harness catches failures, and the
-# playground page in headless Chromium when it is installed. Exits non-zero
+# playground page in headless Chromium (installed on first use with node
+# and npm, from Debian's packages). Exits non-zero
 # on any failure.
 # Usage: scripts/test.sh            (NOTEBOOKS=0 skips the notebooks)
 set -euo pipefail
@@ -19,6 +20,12 @@ fi
 
 echo "== go vet"
 go vet ./...
+
+if [ "${NOTEBOOKS:-1}" != 0 ]; then
+  # Before go test, whose report test screenshots the review in chromium.
+  echo "== browser tools"
+  scripts/install-browser-tools.sh
+fi
 
 echo "== go test"
 go test -count=1 ./...
