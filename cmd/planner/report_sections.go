@@ -7,8 +7,8 @@ import (
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
-	"github.com/gpu-planner/planner/view"
 	"github.com/gpu-planner/planner/search"
+	"github.com/gpu-planner/planner/view"
 )
 
 // The review document is a list of sections, each paragraphs, tables,

@@ -14,6 +14,10 @@ func (c *Case) bridgeRecipes() {
 	if !bridgeSource(c) {
 		return
 	}
+	if c.MoE() {
+		c.moeRecipes()
+		return
+	}
 	name, gpu := c.Row.Get("model"), c.Cluster.GPU.Name
 	blackwell := generation(gpu) == "Blackwell"
 	hopper8bFP8 := c.Plan.Precision == costmodel.FP8CS && generation(gpu) == "Hopper"
@@ -25,4 +29,29 @@ func (c *Case) bridgeRecipes() {
 	case has(name, "70b") && blackwell && c.Plan.ZeRO == 3:
 		assume(&c.Assumed, "recipe: Megatron-FSDP with CPU activation offloading (not modeled)")
 	}
+}
+
+// moeRecipes are what Megatron-Bridge's MoE performance recipes set
+// beyond the summary tables' columns (scripts/performance/configs/qwen/
+// qwen3_workload_base_configs.py and its gpt_oss and deepseek siblings):
+// expert_tensor_parallel_size 1, moe_a2a_overlap (the all-to-alls under
+// the other micro-batch's compute) on the H100 Qwen3-235B-A22B runs and
+// off where stated (H100 Qwen3-30B-A3B, B200/B300 Qwen3-235B-A22B), the
+// HybridEP flex dispatcher and CUDA graphs over the router on the
+// Blackwell Qwen3-30B-A3B and GB200/GB300 runs. The router is
+// force-balanced (Case.Assumptions). Recompute is set per recipe and not
+// read here: the cases run the preset's.
+func (c *Case) moeRecipes() {
+	name, gpu := c.Row.Get("model"), c.Cluster.GPU.Name
+	hopper := generation(gpu) == "Hopper"
+	if has(name, "235b") && hopper {
+		c.EPCommOverlap = true
+		assume(&c.Assumed, "recipe: moe_a2a_overlap (all-to-alls overlapped)")
+	} else {
+		assume(&c.Assumed, "all-to-alls exposed (moe_a2a_overlap off or not stated)")
+	}
+	if !hopper && (has(name, "30b") || has(gpu, "gb")) {
+		assume(&c.Assumed, "recipe: HybridEP flex dispatcher and CUDA graphs over the router (priced as all-to-all, launch overhead not modeled)")
+	}
+	assume(&c.Assumed, "router force-balanced, dropless (MoELoadImbalance 1)")
 }
