@@ -28,11 +28,14 @@ func TestMoERows(t *testing.T) {
 		t.Errorf("r0428: %s %s overlap %v in fit %v", c.Model.Name, c.Plan, c.EPCommOverlap, InFit(c))
 	}
 	a := c.Assumptions(DefaultForMemory())
-	if a.MoELoadImbalance != 1 || a.MoECapacityFactor != 0 || !a.EPCommOverlap {
-		t.Errorf("r0428 assumptions: imbalance %g capacity %g overlap %v", a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap)
+	if a.MoELoadImbalance != 1 || a.MoECapacityFactor != 0 || !a.EPCommOverlap || !a.MoEWeightedActivation {
+		t.Errorf("r0428 assumptions: imbalance %g capacity %g overlap %v weighted activation %v",
+			a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap, a.MoEWeightedActivation)
 	}
-	if c := caseByID(t, "r0342"); c.EPCommOverlap || c.Plan.EP != 16 || c.Model.Name != "qwen3-30b-a3b" {
-		t.Errorf("r0342: %s %s overlap %v", c.Model.Name, c.Plan, c.EPCommOverlap)
+	for id, overlap := range map[string]bool{"r0342": false, "r0286": true, "r0411": true, "r0451": false, "r0443": false} {
+		if c := caseByID(t, id); c.EPCommOverlap != overlap {
+			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
+		}
 	}
 }
 
