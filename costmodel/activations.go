@@ -142,7 +142,7 @@ func LayerActivations(m *Model, p Plan) []ActivationTensor {
 		p.VPP = 1
 	}
 	s := newActShape(m, p)
-	specs := layerTensors(m, p.Attention, false)
+	specs := layerTensors(m, p.Attention, false, false)
 	out := make([]ActivationTensor, 0, len(specs))
 	for _, t := range specs {
 		if !s.kept(t) {

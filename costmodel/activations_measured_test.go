@@ -111,7 +111,7 @@ func TestActivationsAgainstPyTorch(t *testing.T) {
 			p.Task, p.LoRARank, p.LoRATargets = LoRA, c.LoRA.Rank, targets
 		}
 		sh := newActShape(m, p)
-		specs := layerTensors(m, Eager, m.MoE != nil)
+		specs := layerTensors(m, Eager, m.MoE != nil, false)
 		var quad float64
 		for _, s := range specs {
 			if s.quadratic {

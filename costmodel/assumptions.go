@@ -140,6 +140,13 @@ type Assumptions struct {
 	// other micro-batch's compute (Megatron-Core
 	// --overlap-moe-expert-parallel-comm, DeepSeek's DualPipe and DeepEP).
 	EPCommOverlap bool `json:"ep_comm_overlap"`
+	// MoEWeightedActivation: the router's probabilities scale the expert
+	// activation's output and the combine sums the expert outputs
+	// unweighted, so it keeps no copy of them for backward
+	// (Megatron-Core's activation_func_with_probs; the megatron and nemo
+	// presets set it). Off, the combine weights the outputs and keeps
+	// them, as a plain PyTorch MoE does.
+	MoEWeightedActivation bool `json:"moe_weighted_activation,omitempty"`
 }
 
 // DefaultAssumptions returns the documented defaults:

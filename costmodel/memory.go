@@ -116,13 +116,13 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 	e := &Evaluator{m: m.clone(), c: c, a: a, order: order}
 	e.setCurves()
 	for _, attn := range []Attention{Flash, Eager} {
-		e.specs[attn][0] = layerTensors(e.m, attn, false)
+		e.specs[attn][0] = layerTensors(e.m, attn, false, false)
 		if m.MoE != nil {
-			e.specs[attn][1] = layerTensors(e.m, attn, true)
+			e.specs[attn][1] = layerTensors(e.m, attn, true, a.MoEWeightedActivation)
 		}
 	}
 	if m.MoE != nil {
-		e.moe = moeTensors(e.m)
+		e.moe = moeTensors(e.m, a.MoEWeightedActivation)
 	}
 	return e, nil
 }

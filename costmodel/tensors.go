@@ -59,7 +59,7 @@ type tensorSpec struct {
 }
 
 // layerTensors lists the saved tensors of one layer of m.
-func layerTensors(m *Model, attn Attention, moe bool) []tensorSpec {
+func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 	h := float64(m.Hidden)
 	ts := []tensorSpec{
 		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
@@ -76,7 +76,7 @@ func layerTensors(m *Model, attn Attention, moe bool) []tensorSpec {
 		tensorSpec{name: "MLP norm input", block: "mlp", width: h, widthSym: "h", split: seqSplit},
 		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit, feeds: TargetGate | TargetUp})
 	if moe {
-		ts = append(ts, moeTensors(m)...)
+		ts = append(ts, moeTensors(m, weighted)...)
 	} else {
 		ts = append(ts, mlpTensors(m, float64(m.FFN), "f", "MLP")...)
 	}
@@ -172,12 +172,19 @@ func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
 // grouped MLP): the fp32 router logits, the permutation's index map
 // (int32 per token and choice), the tokens dispatched to this GPU's
 // experts (tokens x top-k x etp/tp rows, dropless, or capacity factor x
-// that), the experts' MLP tensors over those rows at width fe/etp, the
-// expert outputs kept for the weighted combine, and the shared experts.
+// that), the experts' MLP tensors over those rows at width fe/etp, what
+// the routing weights need for backward, and the shared experts. A
+// combine that weights the expert outputs by the router's probabilities
+// keeps those outputs for the probabilities' gradient (a plain PyTorch
+// MoE); with weighted (Assumptions.MoEWeightedActivation) the expert
+// activation applies the probabilities instead, as Megatron-Core does
+// (moe/experts.py: activation_func_with_probs, the fused
+// weighted_bias_swiglu_impl), and the combine is an unweighted sum that
+// keeps nothing, so only the permuted probabilities (fp32) are kept.
 // With etp = tp and no expert parallelism the dispatched tokens are the
 // whole tp group's top-k copies, unsplit, and the intermediates a 1/tp
 // share, as before expert parallelism.
-func moeTensors(m *Model) []tensorSpec {
+func moeTensors(m *Model, weighted bool) []tensorSpec {
 	e := m.MoE
 	h, k := float64(m.Hidden), float64(e.TopK)
 	ts := []tensorSpec{
@@ -189,7 +196,11 @@ func moeTensors(m *Model) []tensorSpec {
 		t.split = expertCols
 		ts = append(ts, t)
 	}
-	ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
+	if weighted {
+		ts = append(ts, tensorSpec{name: "routing probabilities (fp32, for the weighted activation)", block: "mlp", width: k, widthSym: "k", elem: elemFP32, split: seqSplit})
+	} else {
+		ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
+	}
 	if e.Shared > 0 {
 		ts = append(ts, mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert")...)
 	}

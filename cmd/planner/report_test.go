@@ -150,15 +150,15 @@ func pixelStats(img image.Image) (colours int, inked float64) {
 	return len(seen), float64(dark) / float64(b.Dx()*b.Dy())
 }
 
-// TestReportExtrapolated: on a GPU with no measured rows the calibration
+// TestReportExtrapolated: on a GPU with no measured rows (mi300x) the calibration
 // section says the numbers are extrapolated; without --gpus the review
 // covers the fewest GPUs, here one node, with no smaller cluster below.
 func TestReportExtrapolated(t *testing.T) {
-	code, md, errs := runCLI(t, "report", "--model", "llama3-70b", "--gpu", "b200", "--top", "2", "--format", "markdown")
+	code, md, errs := runCLI(t, "report", "--model", "llama3-70b", "--gpu", "mi300x", "--top", "2", "--format", "markdown")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Extrapolated: none of the", "On how few b200 GPUs", "No smaller whole-node cluster"} {
+	for _, want := range []string{"Extrapolated: none of the", "On how few mi300x GPUs", "No smaller whole-node cluster"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}

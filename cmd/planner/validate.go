@@ -142,6 +142,11 @@ func writeSummaries(w io.Writer, cmp calibration.Comparison) {
 	}
 	row("all compared rows", cmp.All, fmt.Sprint(cmp.All.Skipped))
 	row("held out of the fit", cmp.HeldOut, "")
+	row("dense rows", cmp.Dense, "")
+	row("mixture-of-experts rows", cmp.MoE, fmt.Sprint(cmp.MoE.Skipped))
+	if cmp.MoE.Rows > 0 {
+		fmt.Fprintf(w, "  mixture-of-experts rows: signed median %+.1f%% (positive: predicted faster than measured)\n", 100*cmp.MoE.Signed)
+	}
 }
 
 func writeFeasibility(w io.Writer, fs []calibration.Feasible) {

@@ -17,6 +17,7 @@ type validationOut struct {
 	All      calibration.Summary   `json:"all"`
 	HeldOut  calibration.Summary   `json:"held_out"`
 	Original calibration.Summary   `json:"first_file"`
+	MoE      calibration.Summary   `json:"mixture_of_experts"`
 	Groups   []calibration.Group   `json:"groups"`
 	LOSO     losoOut               `json:"leave_one_source_out"`
 	Targets  []calibration.Check   `json:"targets"`
@@ -63,7 +64,7 @@ type skipOut struct {
 func validationJSON(cmp calibration.Comparison, fit calibration.FitResult, fs []calibration.Feasible, l calibration.LOSO,
 	checks []calibration.Check) validationOut {
 	out := validationOut{Fit: fit, FitOn: calibration.FitSubset, Sources: cmp.Sources, All: cmp.All, HeldOut: cmp.HeldOut,
-		Original: cmp.Original, Groups: cmp.Groups, Targets: checks,
+		Original: cmp.Original, MoE: cmp.MoE, Groups: cmp.Groups, Targets: checks,
 		LOSO:     losoOut{Sources: l.Sources, All: l.All, Unfitted: append([]string{}, l.Unfitted...), Fits: l.Fits},
 		Formulas: "step time and layer time in seconds, tokens/s per GPU; relative_error = predicted/measured - 1",
 		Rows:     []resultOut{}, Memory: []feasibleOut{}, Skipped: []skipOut{}}

@@ -14,6 +14,10 @@ func (c *Case) bridgeRecipes() {
 	if !bridgeSource(c) {
 		return
 	}
+	if c.MoE() {
+		c.moeRecipes()
+		return
+	}
 	name, gpu := c.Row.Get("model"), c.Cluster.GPU.Name
 	blackwell := generation(gpu) == "Blackwell"
 	hopper8bFP8 := c.Plan.Precision == costmodel.FP8CS && generation(gpu) == "Hopper"
@@ -25,4 +29,80 @@ func (c *Case) bridgeRecipes() {
 	case has(name, "70b") && blackwell && c.Plan.ZeRO == 3:
 		assume(&c.Assumed, "recipe: Megatron-FSDP with CPU activation offloading (not modeled)")
 	}
+}
+
+// moeRecipe is what one Megatron-Bridge MoE performance recipe sets
+// beyond the table's columns, for the layout it names (NVIDIA-NeMo/
+// Megatron-Bridge scripts/performance/configs/{qwen,gpt_oss,deepseek}/
+// *_workload_base_configs.py and qwen3_llm_pretrain.py): whether the
+// all-to-alls overlap the other micro-batch's compute (moe_a2a_overlap),
+// the token dispatcher, CUDA graphs, and the modules it recomputes.
+// A row whose layout is not a recipe's gets only the common settings.
+type moeRecipe struct {
+	model, gpu         string
+	pp, vpp, ep, mbs   int // 0: any
+	overlap            bool
+	dispatcher, graphs string
+	recompute          string
+}
+
+var moeRecipes = []moeRecipe{
+	// Qwen3: set_qwen3_common_configs sets recompute_granularity None.
+	{model: "qwen3-235b-a22b", gpu: "h100-sxm", ep: 32, overlap: true, dispatcher: "alltoall"},
+	{model: "qwen3-235b-a22b", gpu: "b200", ep: 8, dispatcher: "alltoall"},
+	{model: "qwen3-235b-a22b", gpu: "b300", ep: 8, dispatcher: "alltoall"},
+	{model: "qwen3-235b-a22b", gpu: "gb200", dispatcher: "HybridEP", graphs: "attention, router"},
+	{model: "qwen3-30b-a3b", gpu: "h100-sxm", ep: 16, dispatcher: "HybridEP"},
+	{model: "qwen3-30b-a3b", gpu: "b200", dispatcher: "HybridEP", graphs: "attention, router"},
+	{model: "qwen3-30b-a3b", gpu: "b300", dispatcher: "HybridEP", graphs: "router"},
+	{model: "qwen3-30b-a3b", gpu: "gb200", dispatcher: "HybridEP", graphs: "attention, router"},
+	{model: "gpt-oss-120b", gpu: "h100-sxm", pp: 4, ep: 8, recompute: "layernorm, moe_act"},
+	{model: "gpt-oss-120b", gpu: "b200", ep: 64, mbs: 4, recompute: "layernorm, moe_act"},
+	{model: "gpt-oss-120b", gpu: "b300", ep: 8, mbs: 4, dispatcher: "HybridEP", graphs: "attention, router"},
+	{model: "gpt-oss-120b", gpu: "gb200", ep: 64, mbs: 4, overlap: true, recompute: "layernorm, moe_act"},
+	{model: "deepseek-v3", gpu: "b200", pp: 16, ep: 8, dispatcher: "HybridEP", recompute: "mla_up_proj"},
+	{model: "deepseek-v3", gpu: "b200", pp: 8, vpp: 2, ep: 32, overlap: true, dispatcher: "DeepEP",
+		graphs: "attention, router", recompute: "mla_up_proj, mlp"},
+	{model: "deepseek-v3", gpu: "gb200", pp: 4, vpp: 4, ep: 64, overlap: true, dispatcher: "HybridEP",
+		graphs: "full iteration", recompute: "mla_up_proj"},
+}
+
+func (r moeRecipe) matches(c *Case) bool {
+	p := c.Plan
+	eq := func(want, got int) bool { return want == 0 || want == got }
+	return r.model == c.Model.Name && r.gpu == c.Cluster.GPU.Name && eq(r.pp, p.PP) && eq(r.vpp, p.VPP) &&
+		eq(r.ep, p.EP) && eq(r.mbs, p.MicroBatch)
+}
+
+// moeRecipes sets what the row's recipe states (moeRecipes) and prints
+// the rest: the all-to-alls overlap compute only where moe_a2a_overlap
+// is set; the dispatcher is priced as an all-to-all and CUDA graphs
+// (launch overhead) are not modeled; module recompute (moe_act,
+// layernorm, mla_up_proj, mlp) has no counterpart among none, selective
+// and full, so the cases run without it. The router is force-balanced
+// (Case.Assumptions).
+func (c *Case) moeRecipes() {
+	assume(&c.Assumed, "router force-balanced, dropless (MoELoadImbalance 1)")
+	for _, r := range moeRecipes {
+		if !r.matches(c) {
+			continue
+		}
+		c.EPCommOverlap = r.overlap
+		if r.overlap {
+			assume(&c.Assumed, "recipe: moe_a2a_overlap (all-to-alls overlapped)")
+		} else {
+			assume(&c.Assumed, "recipe: all-to-alls exposed (no moe_a2a_overlap)")
+		}
+		if r.dispatcher != "" {
+			assume(&c.Assumed, "recipe: %s token dispatcher (priced as all-to-all)", r.dispatcher)
+		}
+		if r.graphs != "" {
+			assume(&c.Assumed, "recipe: CUDA graphs over %s (launch overhead not modeled)", r.graphs)
+		}
+		if r.recompute != "" {
+			assume(&c.Assumed, "recipe: recompute_modules %s (not modeled: no recompute)", r.recompute)
+		}
+		return
+	}
+	assume(&c.Assumed, "recipe for this layout not in the current scripts: all-to-alls exposed")
 }

@@ -16,6 +16,9 @@ import (
 // position table by --max-position-embeddings, set to the sequence length
 // in these runs.
 func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
+	if moeRow(r) {
+		return moeModel(r)
+	}
 	var dims [4]int
 	for i, col := range []string{"layers", "hidden", "heads", "seq_len"} {
 		n, err := count(r, col)
@@ -74,6 +77,35 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 		assume(assumed, "vocab=51200 (GPT-2 BPE padded, as Megatron)")
 	}
 	return m, m.Validate()
+}
+
+// moeRow: the row is a mixture of experts (experts stated, or expert
+// parallelism above 1).
+func moeRow(r Row) bool {
+	return r.Get("moe_experts") != "" || (r.Get("ep") != "" && r.Get("ep") != "1")
+}
+
+// moeModel is the catalog model a mixture-of-experts row names: the CSV
+// gives the shape only in words (shared experts, dense leading layers,
+// MLA, sliding windows), which the catalog's configs carry. The row's
+// layers, hidden size and expert count must agree with it.
+func moeModel(r Row) (*costmodel.Model, error) {
+	m, err := costmodel.LookupModel(r.Get("model"))
+	if err != nil {
+		return nil, err
+	}
+	if m.MoE == nil {
+		return nil, fmt.Errorf("catalog model %s is dense", m.Name)
+	}
+	for _, d := range []struct {
+		col  string
+		want int
+	}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"moe_experts", m.MoE.Experts}, {"moe_topk", m.MoE.TopK}} {
+		if n, ok, err := r.Int(d.col); err != nil || ok && n != d.want {
+			return nil, fmt.Errorf("%s %s disagrees with catalog model %s (%d)", d.col, r.Get(d.col), m.Name, d.want)
+		}
+	}
+	return m, nil
 }
 
 // gpuKeys maps the CSV's GPU names to catalog keys, most specific
@@ -188,6 +220,19 @@ func (c *Case) plan() error {
 	if p.MicroBatch == 0 {
 		p.MicroBatch = fw.MicroBatch
 		assume(&c.Assumed, "mbs=%d", p.MicroBatch)
+	}
+	if moeRow(r) {
+		if p.EP, err = count(r, "ep"); err != nil {
+			return err
+		}
+		p.ETP = 1
+		if c.Row.Get("etp") != "" {
+			if p.ETP, err = count(r, "etp"); err != nil {
+				return err
+			}
+		} else {
+			assume(&c.Assumed, "etp=1 (Megatron-Bridge MoE recipes: expert_tensor_parallel_size 1)")
+		}
 	}
 	c.virtualStages(&p)
 	if p.Precision, err = c.precision(); err != nil {

@@ -50,6 +50,9 @@ type Case struct {
 	Target        Target
 	// Assumed lists the settings the source does not state.
 	Assumed []string
+	// EPCommOverlap: the recipe hides the expert-parallel all-to-alls
+	// behind compute (Megatron-Bridge's moe_a2a_overlap); MoE cases only.
+	EPCommOverlap bool
 }
 
 // Skip is a row the model does not cover, and why.
@@ -58,8 +61,20 @@ type Skip struct {
 	Reason string
 }
 
-// Assumptions are base with the case's framework settings.
-func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions { return c.fw.Apply(base) }
+// Assumptions are base with the case's framework settings. A
+// mixture-of-experts case routes as its benchmark did: Megatron-Bridge
+// force-balances the router (moe_router_force_load_balancing) and drops
+// no tokens, and the all-to-alls overlap compute where the recipe says so.
+func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
+	a := c.fw.Apply(base)
+	if c.MoE() {
+		a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap = 1, 0, c.EPCommOverlap
+	}
+	return a
+}
+
+// MoE reports whether the case is a mixture-of-experts model.
+func (c Case) MoE() bool { return c.Model != nil && c.Model.MoE != nil }
 
 // Framework names the software the row ran.
 func (c Case) Framework() string { return c.fw.Title }
@@ -140,11 +155,13 @@ func coverage(r Row) error {
 	switch {
 	case r.Get("outcome") != "ok":
 		return fmt.Errorf("feasibility row (outcome %s), not a speed measurement", r.Get("outcome"))
-	case r.Get("moe_experts") != "" || (r.Get("ep") != "" && r.Get("ep") != "1"):
-		return fmt.Errorf("mixture of experts (%s experts) with expert parallelism (ep %s) is not modeled yet",
-			orDash(r.Get("moe_experts")), orDash(r.Get("ep")))
 	case has(r.Get("pp_schedule"), "dualpipe"):
-		return fmt.Errorf("DualPipe schedule is not modeled")
+		return fmt.Errorf("DualPipe schedule (bidirectional pipeline overlapping the all-to-alls) and a whole-run average (GPU-hours over the trained tokens, batch ramp, restarts) are not modeled")
+	case moeRow(r):
+		if _, err := moeModel(r); err != nil {
+			return fmt.Errorf("mixture of experts (%s experts) with expert parallelism (ep %s): model %q is not in the model catalog",
+				orDash(r.Get("moe_experts")), orDash(r.Get("ep")), r.Get("model"))
+		}
 	case r.Get("task") == "lora":
 		return fmt.Errorf("LoRA fine-tuning (frozen base weights, no weight gradients) is not modeled")
 	case r.Get("tp") == "":

@@ -126,6 +126,8 @@ type Comparison struct {
 	Groups []Group
 	// Original is every compared row of the first file (measured.csv).
 	Original Summary
+	// MoE is every compared mixture-of-experts row, Dense every other.
+	MoE, Dense Summary
 }
 
 // Compare maps rows to cases and compares each with base assumptions.
@@ -164,6 +166,11 @@ func Compare(rows []Row, base costmodel.Assumptions) Comparison {
 		}
 	}
 	cmp.Original = summarize(Files[0], orig)
+	moe := lo.Filter(cmp.Results, func(r Result, _ int) bool { return r.MoE() })
+	dense := lo.Reject(cmp.Results, func(r Result, _ int) bool { return r.MoE() })
+	cmp.MoE = summarize("mixture-of-experts rows", moe)
+	cmp.MoE.Skipped = lo.CountBy(cmp.Skipped, func(s Skip) bool { return moeRow(s.Row) })
+	cmp.Dense = summarize("dense rows", dense)
 	return cmp
 }
 

@@ -61,3 +61,12 @@ func (c Case) memory(base costmodel.Assumptions) (peak, budget hardware.Bytes, e
 	}
 	return peak, rep.Memory.Budget, nil
 }
+
+// DefaultForMemory is the default assumptions with the whole HBM as the
+// budget (--hbm-fraction 1): a configuration that ran used at most the
+// memory the driver reports.
+func DefaultForMemory() costmodel.Assumptions {
+	a := costmodel.DefaultAssumptions()
+	a.HBMFraction = 1
+	return a
+}

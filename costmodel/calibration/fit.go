@@ -13,7 +13,7 @@ import (
 
 // FitSubset names the fit set in printed output: every compared row
 // except the sources outside what the model represents (OutOfScope).
-const FitSubset = "every compared row except " + outOfScopeList
+const FitSubset = "every compared dense row except " + outOfScopeList
 
 // OutOfScope are the sources the fitted parameters do not see: their
 // frameworks lose time the model has no term for, so fitting on them
@@ -31,8 +31,9 @@ const outOfScopeList = "DeepSpeed ZeRO-3 2021 (narayanan2021_table2) and Megatro
 var ErrNoFitRows = errors.New("calibration: no rows of the fit set to fit")
 
 // InFit is the fit set: the rows the parameters are fitted on, every
-// compared row of a source not in OutOfScope.
-func InFit(c Case) bool { return !slices.Contains(OutOfScope, c.Row.Source()) }
+// compared row of a source not in OutOfScope. Mixture-of-experts cases stay out of the fit: they are compared with
+// the parameters the dense rows fix.
+func InFit(c Case) bool { return !c.MoE() && !slices.Contains(OutOfScope, c.Row.Source()) }
 
 // InFitSubset is InFit, kept for callers of the earlier name.
 func InFitSubset(c Case) bool { return InFit(c) }

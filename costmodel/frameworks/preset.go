@@ -28,6 +28,9 @@ type Preset struct {
 	OverlapGradReduce, OverlapParamGather, TPCommOverlap, OverlapP2P bool
 	// GradAccumFP32 keeps gradients in fp32 buffers.
 	GradAccumFP32 bool
+	// MoEWeightedActivation: the MoE router's probabilities are applied in
+	// the expert activation (Megatron-Core), not at the combine.
+	MoEWeightedActivation bool
 	// SequenceParallel comes with tensor parallelism.
 	SequenceParallel bool
 	// Recipes are the FP8 and 4-bit training precisions the framework
@@ -110,6 +113,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.TPCommOverlap, a.OverlapP2P = p.TPCommOverlap, p.OverlapP2P
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
+	a.MoEWeightedActivation = p.MoEWeightedActivation
 	return a
 }
 

@@ -42,7 +42,7 @@ var userPresets = []Preset{Megatron, NeMo, Torchtitan, DeepSpeed}
 // recommended flags.
 var Megatron = Preset{Name: "megatron", Title: "Megatron-Core (current Megatron-LM)",
 	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, TPCommOverlap: true,
-	OverlapP2P: true, GradAccumFP32: true, SequenceParallel: true,
+	OverlapP2P: true, GradAccumFP32: true, SequenceParallel: true, MoEWeightedActivation: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8, costmodel.FP8CS, costmodel.FP8Blockwise, costmodel.MXFP8, costmodel.NVFP4},
 	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 1,
 	Cite: map[string]string{SetKernel: srcTEKernel, SetCP: srcMcoreCP,
@@ -54,7 +54,7 @@ var Megatron = Preset{Name: "megatron", Title: "Megatron-Core (current Megatron-
 // Megatron-Core.
 var NeMo = Preset{Name: "nemo", Title: "NeMo / Megatron-Bridge performance recipes",
 	Attention: costmodel.Flash, OverlapGradReduce: true, OverlapParamGather: true, TPCommOverlap: true,
-	OverlapP2P: true, SequenceParallel: true,
+	OverlapP2P: true, SequenceParallel: true, MoEWeightedActivation: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Blockwise, costmodel.MXFP8, costmodel.NVFP4},
 	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 1,
 	Cite: map[string]string{SetKernel: srcTEKernel, SetCP: srcMcoreCP,

@@ -1,0 +1,87 @@
+package calibration
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/samber/lo"
+)
+
+// moeResults are the compared mixture-of-experts rows.
+func moeResults(cmp Comparison) []Result {
+	return lo.Filter(cmp.Results, func(r Result, _ int) bool { return r.MoE() })
+}
+
+// denseSource summarizes the dense rows of one source.
+func denseSource(cmp Comparison, id string) Summary {
+	return summarize(id, lo.Filter(cmp.Results, func(r Result, _ int) bool { return !r.MoE() && r.Row.Source() == id }))
+}
+
+// TestMoERows: Megatron-Bridge's mixture-of-experts rows of catalog
+// models on catalog GPUs are cases with the row's expert parallelism,
+// ETP 1, the catalog model, outside the fit.
+func TestMoERows(t *testing.T) {
+	c := caseByID(t, "r0428")
+	if c.Model.Name != "qwen3-235b-a22b" || c.Plan.EP != 32 || c.Plan.ETP != 1 || c.Plan.TP != 2 || c.Plan.PP != 8 ||
+		c.Plan.VPP != 4 || c.Plan.DP != 16 || !c.EPCommOverlap || InFit(c) {
+		t.Errorf("r0428: %s %s overlap %v in fit %v", c.Model.Name, c.Plan, c.EPCommOverlap, InFit(c))
+	}
+	a := c.Assumptions(DefaultForMemory())
+	if a.MoELoadImbalance != 1 || a.MoECapacityFactor != 0 || !a.EPCommOverlap || !a.MoEWeightedActivation {
+		t.Errorf("r0428 assumptions: imbalance %g capacity %g overlap %v weighted activation %v",
+			a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap, a.MoEWeightedActivation)
+	}
+	for id, overlap := range map[string]bool{"r0342": false, "r0286": true, "r0411": true, "r0451": false, "r0443": false} {
+		if c := caseByID(t, id); c.EPCommOverlap != overlap {
+			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
+		}
+	}
+}
+
+// TestMoEAccuracy prints every compared mixture-of-experts row, its
+// predicted memory at the whole HBM (--hbm-fraction 1), the table by
+// model and GPU, and holds the median and signed median to their guards
+// (today's figures plus a small margin; the targets are 15% and +-8%).
+func TestMoEAccuracy(t *testing.T) {
+	cmp := comparison(t)
+	rs := moeResults(cmp)
+	if len(rs) < 20 {
+		t.Fatalf("%d mixture-of-experts rows compared, want at least 20", len(rs))
+	}
+	fits := 0
+	for _, r := range rs {
+		peak, budget, err := r.memory(DefaultForMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
+		verdict := "fits"
+		if peak <= budget {
+			fits++
+		} else {
+			verdict = "DOES NOT FIT"
+		}
+		t.Logf("%s %-15s %-8s %-48s %-6v measured %6.0f predicted %6.0f tok/s/GPU %+6.1f%%  peak %v of %v: %s",
+			r.Row.ID(), r.Model.Name, r.Cluster.GPU.Name, r.Plan, r.Plan.Precision, r.Measured, r.Predicted, 100*r.Err,
+			peak, budget, verdict)
+	}
+	t.Logf("memory: %d of %d configurations that ran are predicted to fit at the whole HBM", fits, len(rs))
+	by := lo.GroupBy(rs, func(r Result) string { return fmt.Sprintf("%-16s %s", r.Model.Name, r.Cluster.GPU.Name) })
+	keys := lo.Keys(by)
+	slices.Sort(keys)
+	for _, k := range keys {
+		s := summarize(k, by[k])
+		t.Logf("%-26s rows %d  median |error| %5.1f%%  signed median %+6.1f%%", k, s.Rows, 100*s.Median, 100*s.Signed)
+	}
+	s := cmp.MoE
+	t.Logf("mixture-of-experts rows: %d compared, %d not modeled; median |error| %.1f%% (target %.0f%%), signed median %+.1f%% (target +-%.0f%%)",
+		s.Rows, s.Skipped, 100*s.Median, 100*TargetMoEMedian, 100*s.Signed, 100*TargetMoESigned)
+	if s.Median > GuardMoEMedian || s.Signed > GuardMoESigned || s.Signed < -GuardMoESigned {
+		t.Errorf("mixture-of-experts rows: median %.1f%% (guard %.0f%%), signed %+.1f%% (guard +-%.0f%%)",
+			100*s.Median, 100*GuardMoEMedian, 100*s.Signed, 100*GuardMoESigned)
+	}
+	// Configurations predicted to fit today keep fitting.
+	if fits < 18 {
+		t.Errorf("only %d mixture-of-experts configurations that ran are predicted to fit (today: 18)", fits)
+	}
+}
