@@ -19,13 +19,13 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // nameWidth is the width of the line-name column.
-const nameWidth = 58
+const nameWidth = 46
 
 // writeInventory prints the inventory lines, the total, the budget and
 // the headroom.
 func writeInventory(w io.Writer, inv costmodel.Inventory, hbmFraction float64) {
 	for _, l := range inv.Lines {
-		fmt.Fprintf(w, "  %-*s %10v  %s\n", nameWidth, l.Name, l.Bytes, l.Formula)
+		writeInventoryLine(w, l.Name, l.Bytes.String(), l.Formula)
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", nameWidth+12))
 	fmt.Fprintf(w, "  %-*s %10v\n", nameWidth, "total", inv.Total)
@@ -37,13 +37,35 @@ func writeInventory(w io.Writer, inv costmodel.Inventory, hbmFraction float64) {
 	fmt.Fprintf(w, "  %-*s %10v  %s\n", nameWidth, "headroom", inv.Headroom, verdict)
 }
 
+// writeInventoryLine prints one line of an inventory within textWidth
+// columns: the name and the formula each wrapped in its own column, the
+// bytes beside the first row.
+func writeInventoryLine(w io.Writer, name, bytes, formula string) {
+	const indent = 2 + nameWidth + 1 + 10 + 2
+	names := strings.Split(wrapText(name, nameWidth, ""), "\n")
+	formulas := strings.Split(wrapText(formula, textWidth-indent, ""), "\n")
+	for i := range max(len(names), len(formulas)) {
+		n, f, b := "", "", ""
+		if i < len(names) {
+			n = names[i]
+		}
+		if i < len(formulas) {
+			f = formulas[i]
+		}
+		if i == 0 {
+			b = bytes
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-*s %10s  %s", nameWidth, n, b, f), " "))
+	}
+}
+
 // writeLargest names the largest lines of an inventory that does not fit.
 func writeLargest(w io.Writer, inv costmodel.Inventory) {
 	var parts []string
 	for _, l := range inv.Largest(3) {
 		parts = append(parts, fmt.Sprintf("%s (%v)", l.Name, l.Bytes))
 	}
-	fmt.Fprintf(w, "\nlargest lines: %s\n", strings.Join(parts, "; "))
+	fmt.Fprintf(w, "\n%s\n", wrapText("largest lines: "+strings.Join(parts, "; "), textWidth, "  "))
 }
 
 func writeLevers(w io.Writer, levers []costmodel.Lever) {
