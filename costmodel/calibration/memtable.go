@@ -205,8 +205,18 @@ func (c Case) memoryReason(m MemoryRow, rep *costmodel.Report, a costmodel.Assum
 	if c.HalfRecompute {
 		why = append(why, "selective AC predicted at the mean of no and full recompute")
 	}
+	if z := r.Get("zero_fsdp"); under && has(z, "deepspeed") && (has(z, "stage 1") || has(z, "stage 2")) {
+		grad := hardware.Bytes(4 * s.Params / float64(c.Plan.DP))
+		why = append(why, fmt.Sprintf("DeepSpeed's ZeRO-1/2 optimizer casts the gradient partition to fp32 for the step (%v at 4 bytes a parameter), which the inventory does not hold; with it the prediction is %+.1f%%",
+			grad, 100*(float64(m.Peak+grad)/float64(m.Measured)-1)))
+	}
+	if under && has(r.Source(), "torchtitan") && s.OutputActs*5 >= m.Peak {
+		tokens := c.Plan.MicroBatch * c.Plan.Seq / c.Plan.CP
+		why = append(why, fmt.Sprintf("at %d tokens a micro-batch a GPU the output layer and fp32 logits take %v (%.0f%% of the peak); the eager loss's further fp32 copies (log-softmax and its gradient) are not in the inventory",
+			tokens, s.OutputActs, 100*float64(s.OutputActs)/float64(m.Peak)))
+	}
 	if has(r.Get("precision"), "float8") {
-		why = append(why, "Float8 linears (torchao): the FP8 casts and scales torch.compile keeps are not modeled")
+		why = append(why, "Float8 linears (torchao, tensorwise): the inventory holds FP8 weight copies and scales, not the FP8 casts torchao saves for the backward")
 	}
 	if len(why) == 0 {
 		if under {
