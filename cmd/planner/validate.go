@@ -45,6 +45,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	cmp := calibration.Compare(rows, base)
 	feasible, _ := calibration.Feasibility(rows, base)
+	memory := calibration.Memory(rows, base)
 	cases, _ := calibration.Cases(rows)
 	loso, err := calibration.LeaveOneSourceOut(cases, calibration.InFit, calibration.Params, base, iterations)
 	if err != nil {
@@ -52,7 +53,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	checks := calibration.Targets(cmp, loso)
 	if *asJSON {
-		return writeJSON(stdout, validationJSON(cmp, fit, feasible, loso, checks))
+		return writeJSON(stdout, validationJSON(cmp, fit, feasible, memory, loso, checks))
 	}
 	fmt.Fprintf(stdout, "calibration set: %d rows of %s; %d compared, %d not modeled\n", len(rows), from, len(cmp.Results), len(cmp.Skipped))
 	writeFit(stdout, fit, base)
@@ -62,7 +63,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	writeGroups(stdout, cmp)
 	writeLOSO(stdout, loso)
 	writeTargets(stdout, checks)
-	writeFeasibility(stdout, feasible)
+	writeMemoryTable(stdout, memory)
 	writeSkipped(stdout, cmp.Skipped)
 	return nil
 }
@@ -146,22 +147,6 @@ func writeSummaries(w io.Writer, cmp calibration.Comparison) {
 	row("mixture-of-experts rows", cmp.MoE, fmt.Sprint(cmp.MoE.Skipped))
 	if cmp.MoE.Rows > 0 {
 		fmt.Fprintf(w, "  mixture-of-experts rows: signed median %+.1f%% (positive: predicted faster than measured)\n", 100*cmp.MoE.Signed)
-	}
-}
-
-func writeFeasibility(w io.Writer, fs []calibration.Feasible) {
-	if len(fs) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nmemory (rows that report whether the plan fit):")
-	for _, f := range fs {
-		verdict := map[bool]string{true: "fits", false: "does not fit"}
-		measured := "ran"
-		if !f.MeasuredFits {
-			measured = "out of memory"
-		}
-		fmt.Fprintf(w, "  %s %s %s: measured %s; predicted peak %v against a %v budget: %s\n", f.Row.ID(), f.Row.Source(),
-			f.Row.Get("model"), measured, f.Peak, f.Budget, verdict[f.PredictedFits])
 	}
 }
 

@@ -26,6 +26,16 @@ func TestValidateJSON(t *testing.T) {
 	if len(out.Groups) == 0 || out.LOSO.All.Rows != len(out.Rows) || len(out.Targets) < 6 || !out.Targets[0].Enforced {
 		t.Errorf("groups %d, LOSO rows %d of %d, %d targets", len(out.Groups), out.LOSO.All.Rows, len(out.Rows), len(out.Targets))
 	}
+	mt := out.MemTable
+	if len(mt.Rows) != mt.Measured+mt.OOM || mt.Measured < 9 || mt.Within < 2 || mt.Fit < 9 || mt.NotFit < 1 || len(mt.Skipped) == 0 {
+		t.Errorf("memory table: %d rows, %d measured, %d within 10%%, %d of %d fit, %d of %d OOM do not, %d not modeled",
+			len(mt.Rows), mt.Measured, mt.Within, mt.Fit, mt.Ran, mt.NotFit, mt.OOM, len(mt.Skipped))
+	}
+	for _, r := range mt.Rows {
+		if (r.Error != nil) != (r.Measured > 0) || (r.Measured > 0 && r.Reason == "") {
+			t.Errorf("memory row %s: measured %v, error %v, reason %q", r.RowID, r.Measured, r.Error, r.Reason)
+		}
+	}
 }
 
 // TestValidateReadsCSV: --csv reads a file with the same columns, and a

@@ -12,6 +12,7 @@ type validationOut struct {
 	FitOn    string                `json:"fit_on"`
 	Rows     []resultOut           `json:"rows"`
 	Memory   []feasibleOut         `json:"memory"`
+	MemTable memoryTableOut        `json:"memory_table"`
 	Skipped  []skipOut             `json:"not_modeled"`
 	Sources  []calibration.Summary `json:"sources"`
 	All      calibration.Summary   `json:"all"`
@@ -55,19 +56,69 @@ type feasibleOut struct {
 	Budget        hardware.Bytes `json:"budget_bytes"`
 }
 
+// memoryTableOut is the memory table: every row with a measured per-GPU
+// memory or an out-of-memory outcome, in bytes, and the summary.
+type memoryTableOut struct {
+	Rows     []memoryRowOut `json:"rows"`
+	Skipped  []skipOut      `json:"not_modeled"`
+	Measured int            `json:"measured_rows"`
+	Within   int            `json:"within_10pct"`
+	Median   float64        `json:"median_abs_error"`
+	Ran      int            `json:"ran"`
+	Fit      int            `json:"ran_predicted_to_fit"`
+	OOM      int            `json:"out_of_memory"`
+	NotFit   int            `json:"out_of_memory_predicted_not_to_fit"`
+}
+
+type memoryRowOut struct {
+	RowID     string         `json:"row_id"`
+	Source    string         `json:"source_id"`
+	Model     string         `json:"model"`
+	Ran       bool           `json:"ran"`
+	Metric    string         `json:"measure"`
+	Unit      string         `json:"unit,omitempty"`
+	Measured  hardware.Bytes `json:"measured_bytes,omitempty"`
+	Peak      hardware.Bytes `json:"predicted_peak_bytes"`
+	PeakStage int            `json:"peak_stage"`
+	Budget    hardware.Bytes `json:"budget_bytes"`
+	WholeHBM  bool           `json:"whole_hbm"`
+	Fits      bool           `json:"predicted_fits"`
+	Error     *float64       `json:"relative_error,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+}
+
+func memoryTableJSON(t calibration.MemoryTable) memoryTableOut {
+	out := memoryTableOut{Rows: []memoryRowOut{}, Skipped: []skipOut{}, Measured: t.Measured, Within: t.Within,
+		Median: t.Median, Ran: t.Ran, Fit: t.Fit, OOM: t.OOM, NotFit: t.NotFit}
+	for _, m := range t.Rows {
+		r := memoryRowOut{RowID: m.Row.ID(), Source: m.Row.Source(), Model: m.Row.Get("model"), Ran: m.Ran, Metric: m.Metric,
+			Unit: m.Unit, Measured: m.Measured, Peak: m.Peak, PeakStage: m.PeakStage, Budget: m.Budget, WholeHBM: m.WholeHBM,
+			Fits: m.Fits, Reason: m.Reason}
+		if m.HasMeasured() {
+			e := m.Err
+			r.Error = &e
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	for _, s := range t.Skipped {
+		out.Skipped = append(out.Skipped, skipOut{RowID: s.Row.ID(), Source: s.Row.Source(), Reason: s.Reason})
+	}
+	return out
+}
+
 type skipOut struct {
 	RowID  string `json:"row_id"`
 	Source string `json:"source_id"`
 	Reason string `json:"reason"`
 }
 
-func validationJSON(cmp calibration.Comparison, fit calibration.FitResult, fs []calibration.Feasible, l calibration.LOSO,
+func validationJSON(cmp calibration.Comparison, fit calibration.FitResult, fs []calibration.Feasible, mt calibration.MemoryTable, l calibration.LOSO,
 	checks []calibration.Check) validationOut {
 	out := validationOut{Fit: fit, FitOn: calibration.FitSubset, Sources: cmp.Sources, All: cmp.All, HeldOut: cmp.HeldOut,
 		Original: cmp.Original, MoE: cmp.MoE, Groups: cmp.Groups, Targets: checks,
 		LOSO:     losoOut{Sources: l.Sources, All: l.All, Unfitted: append([]string{}, l.Unfitted...), Fits: l.Fits},
 		Formulas: "step time and layer time in seconds, tokens/s per GPU; relative_error = predicted/measured - 1",
-		Rows:     []resultOut{}, Memory: []feasibleOut{}, Skipped: []skipOut{}}
+		Rows:     []resultOut{}, Memory: []feasibleOut{}, MemTable: memoryTableJSON(mt), Skipped: []skipOut{}}
 	for _, r := range cmp.Results {
 		out.Rows = append(out.Rows, resultOut{RowID: r.Row.ID(), Source: r.Row.Source(), Model: r.Model.Name,
 			Framework: r.Framework(), Plan: r.Plan.String(), Metric: r.Target.Metric.String(), From: r.Target.From,

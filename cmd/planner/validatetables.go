@@ -69,3 +69,54 @@ func writePresets(w io.Writer, results []calibration.Result) {
 		fmt.Fprintf(w, "  %-32s %s\n", src, strings.Join(names[src], ", "))
 	}
 }
+
+// writeMemoryTable prints every row that reports a measured per-GPU
+// memory or ran out of memory: the predicted peak, the measured value in
+// its own measure, the error and why it is not within 10%, whether it is
+// predicted to fit at the budget the source ran under, and the summary.
+func writeMemoryTable(w io.Writer, t calibration.MemoryTable) {
+	if len(t.Rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nmemory (rows that report a measured per-GPU memory or an out-of-memory run; predicted = the peak stage's inventory):")
+	fmt.Fprintf(w, "  %-6s %-26s %-24s %10s %10s %8s %-14s %s\n", "row", "source", "model", "predicted", "measured", "error", "fit", "measure; within 10% or why not")
+	for _, m := range t.Rows {
+		fit := "fits"
+		if !m.Fits {
+			fit = "does not fit"
+		}
+		budget := "default"
+		if m.WholeHBM {
+			budget = "whole HBM"
+		}
+		measured, errText, why := "OOM", "-", m.Metric
+		if m.HasMeasured() {
+			measured = fmt.Sprintf("%.1f %s", float64(m.Measured)/unitBytes(m.Unit), m.Unit)
+			errText = fmt.Sprintf("%+.1f%%", 100*m.Err)
+			why = m.Metric + "; " + m.Reason
+		}
+		fmt.Fprintf(w, "  %-6s %-26s %-24s %10s %10s %8s %-14s %s\n", m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), 24),
+			fmt.Sprintf("%.1f %s", float64(m.Peak)/unitBytes(m.Unit), unitOr(m.Unit)), measured, errText,
+			fmt.Sprintf("%s (%s %v)", fit, budget, m.Budget), why)
+	}
+	for _, s := range t.Skipped {
+		fmt.Fprintf(w, "  %-6s %-26s not modeled: %s\n", s.Row.ID(), clip(s.Row.Source(), 26), s.Reason)
+	}
+	fmt.Fprintf(w, "  summary: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d out-of-memory runs predicted not to fit\n",
+		t.Measured, t.Within, 100*t.Median, t.Fit, t.Ran, t.NotFit, t.OOM)
+}
+
+// unitBytes is the size of a memory unit as a source prints it.
+func unitBytes(unit string) float64 {
+	if unit == "GiB" {
+		return 1 << 30
+	}
+	return 1e9
+}
+
+func unitOr(unit string) string {
+	if unit == "" {
+		return "GB"
+	}
+	return unit
+}

@@ -1,0 +1,37 @@
+package calibration
+
+import (
+	"testing"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
+
+// TestMemoryTable prints every row that reports a measured per-GPU memory
+// or an out-of-memory outcome, with the predicted peak, the error and
+// why it is not within 10%, and holds the counts to today's.
+func TestMemoryTable(t *testing.T) {
+	mt := Memory(load(t), costmodel.DefaultAssumptions())
+	for _, m := range mt.Rows {
+		if !m.HasMeasured() {
+			t.Logf("%s %-26s %-22s %s: predicted peak %v (stage %d) against %v: fits %v",
+				m.Row.ID(), m.Row.Source(), m.Row.Get("model"), m.Metric, m.Peak, m.PeakStage, m.Budget, m.Fits)
+			continue
+		}
+		t.Logf("%s %-26s %-22s measured %v (%s) predicted %v (stage %d) %+6.1f%% budget %v whole %v fits %v: %s",
+			m.Row.ID(), m.Row.Source(), m.Row.Get("model"), m.Measured, m.Metric, m.Peak, m.PeakStage, 100*m.Err,
+			m.Budget, m.WholeHBM, m.Fits, m.Reason)
+	}
+	for _, s := range mt.Skipped {
+		t.Logf("skipped %s: %s", s.Row.ID(), s.Reason)
+	}
+	t.Logf("memory: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d OOM predicted not to fit",
+		mt.Measured, mt.Within, 100*mt.Median, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
+	// Today's counts: 2 of 9 within 10%, 9 of 9 that ran fit, the one OOM run does not.
+	if mt.Within < 2 || mt.Fit < 9 || mt.NotFit < 1 {
+		t.Errorf("memory: %d within 10%% (today 2), %d of %d that ran predicted to fit (today 9), %d of %d OOM predicted not to fit (today 1)",
+			mt.Within, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
+	}
+	if mt.Measured < 9 || mt.Ran < 9 || mt.OOM < 1 {
+		t.Errorf("memory: %d rows with a measured memory, %d ran, %d OOM; want at least 9, 9 and 1", mt.Measured, mt.Ran, mt.OOM)
+	}
+}
