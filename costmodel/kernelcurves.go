@@ -120,3 +120,11 @@ func formatKey(f string) string {
 	}
 	return strings.ToLower(f)
 }
+
+// KernelNote says what the kernel curves of precision p on GPU g assume
+// beyond their measurements (a borrowed generation, an extrapolated
+// format, a GPU file without architecture or SM count), or "" when the
+// GPU's generation and format are measured.
+func KernelNote(g hardware.GPU, p Precision, a Assumptions) string {
+	return cachedKernelCurves(g, p, a.SustainedClockOf(g), a.AttentionKernel).extrapolated
+}

@@ -122,6 +122,9 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	header(w, "plan", fmt.Sprintf("%s; seq %d, gbs %d (%s per step), %s, %s, %s attention%s",
 		r.PlanString, p.Seq, p.GlobalBatch, plural(r.MicroBatches, "micro-batch", "micro-batches"), p.Precision, p.Optimizer, p.Attention, tuneSummary(p)))
 	header(w, "accuracy", coverageLine(r.Cluster.GPU.Name, p.Precision))
+	if n := costmodel.KernelNote(r.Cluster.GPU, p.Precision, r.Assumptions); n != "" {
+		header(w, "kernels", n)
+	}
 	fmt.Fprintf(w, "\nmemory per GPU, %s (the most loaded):\n", stageOf(r.PeakStage, p.PP))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	writeHost(w, r.Host)

@@ -27,6 +27,9 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 	header(w, "job", describeJob(j))
 	fmt.Fprintf(w, "budget   %v per GPU (%g%% of %v driver-reported HBM)\n", r.Budget, 100*r.Assumptions.HBMFraction, r.Cluster.GPU.HBM)
 	header(w, "accuracy", coverageLine(r.Cluster.GPU.Name, j.Precision))
+	if n := costmodel.KernelNote(r.Cluster.GPU, j.Precision, r.Assumptions); n != "" {
+		header(w, "kernels", n)
+	}
 	fmt.Fprintf(w, "\n%s\n", wrapText(strings.ReplaceAll(headline(r), "\n", " "), textWidth, ""))
 	if len(r.Plans) > 0 {
 		writePlanTable(w, r.Plans, wide)
