@@ -36,6 +36,7 @@ var presetFlags = map[string]string{
 	frameworks.SetGradReduce: "overlap-grad-reduce", frameworks.SetParamGather: "overlap-param-gather",
 	frameworks.SetTPOverlap: "tp-comm-overlap", frameworks.SetP2P: "overlap-p2p",
 	frameworks.SetGradDType: "grad-fp32", frameworks.SetSP: "sp",
+	frameworks.SetKernel: "attention-kernel", frameworks.SetCP: "cp-all-gather",
 }
 
 // resolve looks the preset up (nothing when --framework is not given).
@@ -66,7 +67,9 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 		{"overlap-param-gather", func() { a.OverlapParamGather = p.OverlapParamGather }},
 		{"tp-comm-overlap", func() { a.TPCommOverlap = p.TPCommOverlap }},
 		{"overlap-p2p", func() { a.OverlapP2P = p.OverlapP2P }},
-		{"grad-fp32", func() { a.GradAccumFP32 = p.GradAccumFP32 }}} {
+		{"grad-fp32", func() { a.GradAccumFP32 = p.GradAccumFP32 }},
+		{"attention-kernel", func() { a.AttentionKernel = p.AttentionKernel }},
+		{"cp-all-gather", func() { a.CPAllGather = p.CPAllGather }}} {
 		if !set[x.flag] {
 			x.copy()
 		}

@@ -4,6 +4,7 @@ import (
 	"flag"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/costmodel/efficiency"
 	"github.com/gpu-planner/planner/hardware"
 )
 
@@ -13,6 +14,7 @@ type perfFlags struct {
 	a        costmodel.Assumptions
 	order    string
 	kernelUS float64
+	kernel   string
 }
 
 func (f *perfFlags) register(fs *flag.FlagSet) {
@@ -32,6 +34,7 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.a.ScaleUpEfficiency, "nvlink-efficiency", d.ScaleUpEfficiency, "bus bandwidth of collectives as a share of NVLink")
 	fs.Float64Var(&f.a.ScaleOutEfficiency, "network-efficiency", d.ScaleOutEfficiency, "bus bandwidth of collectives as a share of the network")
 	fs.Float64Var(&f.a.SustainedClock, "sustained-clock", d.SustainedClock, "share of the datasheet peak the GPU sustains (0: the GPU's default)")
+	fs.StringVar(&f.kernel, "attention-kernel", d.AttentionKernel.String(), "fused attention implementation: best (the generation's fastest), fa2, fa3")
 	fs.Float64Var(&f.kernelUS, "kernel-overhead-us", float64(d.KernelOverhead)*1e6, "time added to every GPU kernel, µs")
 }
 
@@ -48,5 +51,10 @@ func (f *perfFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error
 	a.GEMMEfficiency, a.AttentionEfficiency, a.HBMEfficiency = p.GEMMEfficiency, p.AttentionEfficiency, p.HBMEfficiency
 	a.ScaleUpEfficiency, a.ScaleOutEfficiency = p.ScaleUpEfficiency, p.ScaleOutEfficiency
 	a.KernelOverhead = hardware.Seconds(f.kernelUS / 1e6)
+	k, err := efficiency.ParseKernel(f.kernel)
+	if err != nil {
+		return a, badInput(err)
+	}
+	a.AttentionKernel = k
 	return a, badInput(a.Validate())
 }

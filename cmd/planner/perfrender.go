@@ -84,10 +84,10 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 // writeStepAssumptions prints the step-time assumptions.
 func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) {
 	on := map[bool]string{true: "on", false: "off"}
-	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% of peak, attention %.1f%%, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, HBM, NVLink fitted: planner validate); "+
+	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% and attention %.1f%% (%s kernel) of their measured kernel speed, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, attention, HBM, NVLink fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
 		"overlap: gradient reduce %s, weight gather %s, tp %s (hides %.0f%% of what it overlaps), pp %s; context parallelism %s; unfused elementwise %s; rank order %s",
-		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
+		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, a.AttentionKernel, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
 		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], 100*a.TPOverlapShare, on[a.OverlapP2P],
 		cpStyle[a.CPAllGather], on[a.UnfusedElementwise], orderName(a.RankOrder))
