@@ -98,8 +98,12 @@ func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 	fmt.Fprintf(w, "  GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency), NVLink efficiency %.3f (defaults %.3f, %.3f, %.3f); HBM efficiency %.3f (fitted on %s)\n",
 		f.Values[0].Value, f.Values[1].Value, f.ScaleUpEfficiency, d.GEMMEfficiency, d.AttentionEfficiency, d.ScaleUpEfficiency,
 		d.HBMEfficiency, "korthikanti2022_table4")
-	fmt.Fprintf(w, "  fit quality: RMS log error %.2f%%, largest error %.2f%%, %d evaluations\n",
-		100*f.RMSLogError, 100*f.MaxAbsError, f.Evaluations)
+	how := fmt.Sprintf("refitted in %d evaluations", f.Evaluations)
+	if f.Evaluations == 0 {
+		how = "at the defaults, which a test holds to the fit (--refit refits)"
+	}
+	fmt.Fprintf(w, "  fit quality: RMS log error %.2f%%, largest error %.2f%%, %s\n",
+		100*f.RMSLogError, 100*f.MaxAbsError, how)
 }
 
 // value formats a measurement in its metric.

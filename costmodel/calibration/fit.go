@@ -35,9 +35,6 @@ var ErrNoFitRows = errors.New("calibration: no rows of the fit set to fit")
 // the parameters the dense rows fix.
 func InFit(c Case) bool { return !c.MoE() && !slices.Contains(OutOfScope, c.Row.Source()) }
 
-// InFitSubset is InFit, kept for callers of the earlier name.
-func InFitSubset(c Case) bool { return InFit(c) }
-
 // Param is one fitted parameter: a costmodel.Assumptions field in (0, 1).
 type Param struct {
 	Name string
