@@ -105,3 +105,31 @@ func TestTuneErrorsNameTheValue(t *testing.T) {
 		t.Errorf("ParseLoRATargets: %v", err)
 	}
 }
+
+// LoRA on Qwen3-30B-A3B (hidden 2048, 32 heads and 4 KV heads of 128,
+// 128 routed experts of FFN 768, no shared expert), r = 16 on every
+// projection, by hand from its config.json: attention q 16·(2048+4096),
+// k and v 16·(2048+512), o 16·(4096+2048); each expert gate, up and down
+// 16·(2048+768). A GPU holds the adapters of its experts/ep experts
+// only, and etp splits each expert's width.
+func TestLayerAdapterParamsLocalExperts(t *testing.T) {
+	m, err := LookupModel("qwen3-30b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attn := 16.0 * (2*(2048+4096) + 2*(2048+512))
+	for _, c := range []struct {
+		ep, etp int
+		want    float64
+	}{
+		{1, 1, attn + 128*3*16*(2048+768)},
+		{8, 1, attn + 16*3*16*(2048+768)},
+		{128, 1, attn + 1*3*16*(2048+768)},
+		{8, 2, attn + 16*3*16*(2048+384)},
+	} {
+		p := Plan{TP: 1, EP: c.ep, ETP: c.etp, LoRARank: 16, LoRATargets: AllTargets, Task: LoRA}
+		if got := m.layerAdapterParams(p, true); got != c.want {
+			t.Errorf("ep %d etp %d: adapters per MoE layer = %g, want %g", c.ep, c.etp, got, c.want)
+		}
+	}
+}

@@ -23,10 +23,13 @@ type adapterDims struct {
 
 // loraMatrices lists the projections of one layer of m that LoRA can
 // target, with their shapes on one TP rank, each routed expert's
-// matrices counted experts times (Experts for the parameters, TopK for
-// what one token passes through). MLA targets its query and key-value
+// matrices counted experts times (the experts on one GPU for the
+// parameters, TopK for what one token passes through) and split over
+// the expert tensor-parallel degree et, as Megatron-Core splits the
+// experts (MoE parallel folding: the expert layers regroup tp x cp x dp
+// as etp x ep x edp). MLA targets its query and key-value
 // up-projections (q, v) and the joint down-projection (k).
-func (m *Model) loraMatrices(t int, moe bool, experts float64) []adapterDims {
+func (m *Model) loraMatrices(t, et int, moe bool, experts float64) []adapterDims {
 	h, tf := float64(m.Hidden), float64(t)
 	heads := float64(m.Heads) / tf
 	var ds []adapterDims
@@ -44,20 +47,20 @@ func (m *Model) loraMatrices(t int, moe bool, experts float64) []adapterDims {
 		ds = append(ds, adapterDims{h, heads * d, TargetQ, 1}, adapterDims{h, kv, TargetK, 1}, adapterDims{h, kv, TargetV, 1},
 			adapterDims{heads * d, h, TargetO, 1})
 	}
-	mlp := func(f int, copies float64) {
-		ff := float64(f) / tf
+	mlp := func(f int, split, copies float64) {
+		ff := float64(f) / split
 		if m.MLP == SwiGLU {
 			ds = append(ds, adapterDims{h, ff, TargetGate, copies})
 		}
 		ds = append(ds, adapterDims{h, ff, TargetUp, copies}, adapterDims{ff, h, TargetDown, copies})
 	}
 	if !moe {
-		mlp(m.FFN, 1)
+		mlp(m.FFN, tf, 1)
 		return ds
 	}
-	mlp(m.MoE.ExpertFFN, experts)
+	mlp(m.MoE.ExpertFFN, float64(max(et, 1)), experts)
 	if m.MoE.Shared > 0 {
-		mlp(m.MoE.SharedFFN, float64(m.MoE.Shared))
+		mlp(m.MoE.SharedFFN, tf, float64(m.MoE.Shared))
 	}
 	return ds
 }
@@ -70,24 +73,30 @@ func (m *Model) loraMatrices(t int, moe bool, experts float64) []adapterDims {
 // For Llama 3 70B's q projection (8192 x 8192) at r = 16: 262,144.
 func AdapterParams(r, in, out float64) float64 { return r * (in + out) }
 
-// layerAdapterParams is the adapters of one layer on one TP rank: the
+// layerAdapterParams is the adapters of one layer on one GPU: the
 // targeted matrices' AdapterParams at the plan's rank, split over tp with
 // their matrix (one of the two factors is replicated in Megatron-style
-// LoRA; at small r the difference is a few percent of a small number).
+// LoRA; at small r the difference is a few percent of a small number),
+// and in a MoE layer the adapters of the experts/ep routed experts the
+// GPU holds, each split over etp: an adapter sits beside the matrix it
+// adapts (Hu et al. 2021, sec. 4.1), so it lives on the GPU that holds
+// that expert (Megatron-Core places experts/ep routed experts on each
+// expert-parallel rank).
 func (m *Model) layerAdapterParams(p Plan, moe bool) float64 {
 	experts := 0.0
 	if moe {
-		experts = float64(m.MoE.Experts)
+		experts = float64(m.MoE.Experts) / float64(max(p.EP, 1))
 	}
 	return m.adapterSum(p, moe, experts)
 }
 
 // adapterSum is AdapterParams summed over the targeted matrices of one
-// layer, routed experts counted experts times.
+// layer, routed experts counted experts times, split over p.TP (the
+// expert matrices over p.ETP).
 func (m *Model) adapterSum(p Plan, moe bool, experts float64) float64 {
 	var n float64
 	r := float64(p.LoRARank)
-	for _, d := range m.loraMatrices(p.TP, moe, experts) {
+	for _, d := range m.loraMatrices(p.TP, p.ETP, moe, experts) {
 		if p.LoRATargets&d.target != 0 {
 			n += d.copies * AdapterParams(r, d.in, d.out)
 		}

@@ -54,7 +54,7 @@ func (e *Evaluator) adaptedFLOPsPerToken(p Plan, fwd float64) float64 {
 	par := m.Params()
 	weights := par.Active - par.Embedding - par.OutputLayer - m.finalNormParams() + float64(m.Vocab)*float64(m.Hidden)
 	q := p
-	q.TP = 1
+	q.TP, q.ETP = 1, 1
 	adapters := float64(m.Layers-m.MoELayers()) * m.adapterSum(q, false, 0)
 	if m.MoELayers() > 0 {
 		// A token passes through TopK of the routed experts' adapters.
