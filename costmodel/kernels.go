@@ -77,7 +77,8 @@ func (r rates) matmul(k *kernelCost, m, kk, n float64) {
 // recipe each group's activation input is cast first.
 //
 // Megatron-Core's GroupedMLP and Transformer Engine's GroupedLinear run
-// the experts this way.
+// the experts this way. A grouped kernel reaches groupedGEMMShare of the
+// speed the dense curve gives its tiles.
 func (r rates) groupedMatmul(k *kernelCost, groups, m, kk, n float64) {
 	if groups <= 0 || m <= 0 {
 		return
@@ -85,7 +86,7 @@ func (r rates) groupedMatmul(k *kernelCost, groups, m, kk, n float64) {
 	if r.low > 0 {
 		k.mem += groups*m*kk*(r.castReads*r.e+r.castWrites*r.low)/r.mem + r.k0
 	}
-	k.gemm += r.gemm.Grouped(groups, m, n, kk)/r.gemmShare + r.k0
+	k.gemm += r.gemm.Grouped(groups, m, n, kk)/(r.gemmShare*groupedGEMMShare) + r.k0
 	k.flops += 2 * groups * m * kk * n
 }
 
@@ -128,6 +129,9 @@ type layerShape struct {
 	// of rows tokens each (the busiest expert's), inner width ffn per
 	// rank, and the tokens this GPU routes.
 	expGroups, expRows, expFFN, expTokens float64
+	// expSort: the received tokens are regrouped by local expert
+	// (ep > 1 and more than one expert per GPU).
+	expSort bool
 }
 
 // newLayerShape computes the shape. FlashAttention skips the blocks above
