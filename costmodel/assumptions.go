@@ -140,6 +140,12 @@ type Assumptions struct {
 	// other micro-batch's compute (Megatron-Core
 	// --overlap-moe-expert-parallel-comm, DeepSeek's DualPipe and DeepEP).
 	EPCommOverlap bool `json:"ep_comm_overlap"`
+	// EPNodeDedup: the token dispatcher sends a token once to each node
+	// that holds one of its experts and fans it out over NVLink there,
+	// and the combine reduces inside the node before sending back
+	// (DeepEP's internode kernels, Megatron-Core's flex dispatcher with
+	// the DeepEP or HybridEP backend; epcomm.go).
+	EPNodeDedup bool `json:"ep_node_dedup,omitempty"`
 	// MoEWeightedActivation: the router's probabilities scale the expert
 	// activation's output and the combine sums the expert outputs
 	// unweighted, so it keeps no copy of them for backward

@@ -65,6 +65,9 @@ func (e *Evaluator) epLayerComm(in *stepInput) epLayer {
 	}
 	c.msg = e.epTokens(in)
 	c.a2a = e.cost(AllToAll, c.msg, in.pl.ep)
+	if e.a.EPNodeDedup && in.pl.ep.nodes() > 1 {
+		c.a2a = e.nodeDedupAllToAll(c.msg, in.pl.ep)
+	}
 	if p.ETP > 1 {
 		full := c.msg * float64(p.ETP)
 		c.ag, c.rs = e.cost(AllGather, full, in.pl.etp), e.cost(ReduceScatter, full, in.pl.etp)
@@ -127,4 +130,51 @@ func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe float
 func (e *Evaluator) expertDPComm(in *stepInput, st *stageTime, set *commSet, moe int, layers float64) {
 	params := e.expertStageParams(in.p, moe)
 	e.dpCommOver(in, st, set, dpTarget{ps: paramSplit{total: params, trained: params}, g: in.pl.edp, names: &expertDPNames}, layers)
+}
+
+// remoteNodeShare is the share of a token's top-k copies that a
+// node-deduplicating dispatcher sends over the network when the ep
+// group spans nodes NVLink domains, each holding experts/nodes of the
+// routed experts: a token chooses k distinct experts uniformly (the
+// force-balanced router of the benchmarks; DeepSeek-V3's balanced
+// routing, arXiv:2412.19437 sec. 2.1.2), a node receives it once if it
+// holds at least one of them,
+//
+//	P(node) = 1 - C(E - E/nodes, k) / C(E, k)
+//
+// and the token leaves for the nodes-1 others, against k (nodes-1)/nodes
+// copies without deduplication:
+//
+//	share = nodes x P(node) / k
+//
+// (DeepSeek-V3 report sec. 3.2.1: each token crosses IB once per node
+// and is forwarded over NVLink; DeepEP README, internode normal
+// kernels.) 1 when there is nothing to deduplicate.
+func remoteNodeShare(experts, k, nodes int) float64 {
+	if nodes <= 1 || k <= 1 || experts < nodes {
+		return 1
+	}
+	perNode := experts / nodes
+	// C(E-E/n, k)/C(E, k) = prod_{i<k} (E-E/n-i)/(E-i)
+	miss := 1.0
+	for i := range k {
+		miss *= max(float64(experts-perNode-i), 0) / float64(experts-i)
+	}
+	return min(1, float64(nodes)*(1-miss)/float64(k))
+}
+
+// nodeDedupAllToAll is one dispatch (or combine) of an s-byte buffer per
+// rank over g under EPNodeDedup: the network carries remoteNodeShare of
+// the (n - local)/n x s bound for other nodes, and NVLink every copy
+// for another GPU, those of the node and those forwarded from the
+// network, (n-1)/n x s; the slower side sets the time, as in allToAll.
+func (e *Evaluator) nodeDedupAllToAll(s float64, g group) commCost {
+	a, n := e.a, float64(g.size)
+	local := float64(min(max(g.local, 1), g.size))
+	c := commCost{bytes: s * (n - 1) / n, algo: Direct}
+	c.network = s * (n - local) / n * remoteNodeShare(e.m.MoE.Experts, e.m.MoE.TopK, g.nodes())
+	up := float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+	out := float64(e.c.GPU.ScaleOut) * a.ScaleOutEfficiency
+	c.time = float64(a.CollectiveLatency+a.ScaleOutHopLatency) + max(c.bytes/up, c.network/out)
+	return c
 }

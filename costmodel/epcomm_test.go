@@ -135,3 +135,59 @@ func TestExpertTensorParallel(t *testing.T) {
 		t.Errorf("%d etp lines, want the all-gather and the reduce-scatter", gathers)
 	}
 }
+
+// TestRemoteNodeShare: a token of DeepSeek-V3 (top-8 of 256 experts)
+// over 4 nodes of 64 experts reaches a node with probability
+// 1 - C(192, 8)/C(256, 8) = 0.9036, so a deduplicating dispatcher sends
+// 4 x 0.9036 / 8 = 0.4518 of the copies an all-to-all sends over the
+// network; Qwen3-30B-A3B (top-8 of 128) over 2 nodes 0.2492 (by hand
+// with Python's math.comb). One node, or top-1, deduplicates nothing.
+func TestRemoteNodeShare(t *testing.T) {
+	for _, c := range []struct {
+		experts, k, nodes int
+		want              float64
+	}{{256, 8, 4, 0.45178}, {128, 8, 2, 0.24923}, {256, 8, 32, 0.90835}, {256, 8, 1, 1}, {128, 1, 4, 1}} {
+		if got := remoteNodeShare(c.experts, c.k, c.nodes); !within(got, c.want, 1e-4) {
+			t.Errorf("remoteNodeShare(%d, %d, %d) = %.5f, want %.5f", c.experts, c.k, c.nodes, got, c.want)
+		}
+	}
+}
+
+// TestEPNodeDedup: with EPNodeDedup DeepSeek-V3's all-to-alls over 8
+// nodes send the same bytes, remoteNodeShare(256, 8, 8) of their network
+// bytes, and take less time; inside one node nothing changes.
+func TestEPNodeDedup(t *testing.T) {
+	m, _ := LookupModel("deepseek-v3")
+	c := cluster(t, "h100-sxm", 2048)
+	dedup := DefaultAssumptions()
+	dedup.EPNodeDedup = true
+	r0, err0 := Estimate(m, c, deepSeekV3Plan(), DefaultAssumptions())
+	r1, err1 := Estimate(m, c, deepSeekV3Plan(), dedup)
+	if err0 != nil || err1 != nil {
+		t.Fatal(err0, err1)
+	}
+	share := remoteNodeShare(256, 8, 8)
+	lines := func(r *Report) map[string]TrafficLine {
+		out := map[string]TrafficLine{}
+		for _, l := range r.Traffic {
+			if strings.HasPrefix(l.Name, "ep: ") {
+				out[l.Name] = l
+			}
+		}
+		return out
+	}
+	l0, l1 := lines(r0), lines(r1)
+	if len(l0) == 0 || len(l0) != len(l1) {
+		t.Fatalf("%d and %d ep lines", len(l0), len(l1))
+	}
+	for name, a := range l0 {
+		b := l1[name]
+		if b.Bytes != a.Bytes || !within(float64(b.NetworkBytes), share*float64(a.NetworkBytes), 1e-6) || b.Time >= a.Time {
+			t.Errorf("%s: dedup %v (%v network) in %v, all-to-all %v (%v network) in %v; want the network bytes x %.3f",
+				name, b.Bytes, b.NetworkBytes, b.Time, a.Bytes, a.NetworkBytes, a.Time, share)
+		}
+	}
+	if r1.Performance.StepTime >= r0.Performance.StepTime {
+		t.Errorf("step %v with dedup, %v without", r1.Performance.StepTime, r0.Performance.StepTime)
+	}
+}

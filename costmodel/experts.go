@@ -103,10 +103,14 @@ func (e *Evaluator) expertStateLines(p Plan, s StageMemory, sb StateBytes) []Lin
 // moeNote says how the plan lays out the experts and what it assumes.
 func (e *Evaluator) moeNote(p Plan) string {
 	x, pr := e.m.MoE, e.m.Params()
+	dedup := ""
+	if e.a.EPNodeDedup {
+		dedup = "; dispatch sends a token once per node (DeepEP, HybridEP)"
+	}
 	return fmt.Sprintf("%d routed experts per MoE layer (top-%d) over ep=%d: %g per GPU, each split etp=%d, expert dp %d; "+
-		"%s params in all, %s active per token; routing load imbalance %g, %s; all-to-all overlap %s",
+		"%s params in all, %s active per token; routing load imbalance %g, %s; all-to-all overlap %s%s",
 		x.Experts, x.TopK, p.EP, p.localExperts(e.m), p.ETP, p.ExpertDP(), FormatCount(pr.Total), FormatCount(pr.Active),
-		e.a.MoELoadImbalance, capacityWords(e.a.MoECapacityFactor), onOff(e.a.EPCommOverlap))
+		e.a.MoELoadImbalance, capacityWords(e.a.MoECapacityFactor), onOff(e.a.EPCommOverlap), dedup)
 }
 
 func capacityWords(cf float64) string {

@@ -76,7 +76,8 @@ func (r moeRecipe) matches(c *Case) bool {
 
 // moeRecipes sets what the row's recipe states (moeRecipes) and prints
 // the rest: the all-to-alls overlap compute only where moe_a2a_overlap
-// is set; the dispatcher is priced as an all-to-all and CUDA graphs
+// is set; the DeepEP and HybridEP dispatchers send a token once per
+// node (EPNodeDedup), the alltoall dispatcher every copy; CUDA graphs
 // (launch overhead) are not modeled; module recompute (moe_act,
 // layernorm, mla_up_proj, mlp) has no counterpart among none, selective
 // and full, so the cases run without it. The router is force-balanced
@@ -93,7 +94,12 @@ func (c *Case) moeRecipes() {
 		} else {
 			assume(&c.Assumed, "recipe: all-to-alls exposed (no moe_a2a_overlap)")
 		}
-		if r.dispatcher != "" {
+		switch r.dispatcher {
+		case "":
+		case "DeepEP", "HybridEP":
+			c.EPNodeDedup = true
+			assume(&c.Assumed, "recipe: %s token dispatcher (all-to-all sending a token once per node)", r.dispatcher)
+		default:
 			assume(&c.Assumed, "recipe: %s token dispatcher (priced as all-to-all)", r.dispatcher)
 		}
 		if r.graphs != "" {

@@ -53,6 +53,9 @@ type Case struct {
 	// EPCommOverlap: the recipe hides the expert-parallel all-to-alls
 	// behind compute (Megatron-Bridge's moe_a2a_overlap); MoE cases only.
 	EPCommOverlap bool
+	// EPNodeDedup: the recipe's dispatcher (DeepEP, HybridEP) sends a
+	// token once per node; MoE cases only.
+	EPNodeDedup bool
 }
 
 // Skip is a row the model does not cover, and why.
@@ -69,6 +72,7 @@ func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
 	a := c.fw.Apply(base)
 	if c.MoE() {
 		a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap = 1, 0, c.EPCommOverlap
+		a.EPNodeDedup = c.EPNodeDedup
 	}
 	return a
 }

@@ -37,6 +37,14 @@ func TestMoERows(t *testing.T) {
 			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
 		}
 	}
+	// DeepEP (r0286) and HybridEP (r0342) send a token once per node;
+	// the alltoall dispatcher (r0427) every copy.
+	for id, dedup := range map[string]bool{"r0286": true, "r0342": true, "r0427": false} {
+		c := caseByID(t, id)
+		if c.EPNodeDedup != dedup || c.Assumptions(DefaultForMemory()).EPNodeDedup != dedup {
+			t.Errorf("%s: %s %s node dedup %v, want %v", id, c.Model.Name, c.Plan, c.EPNodeDedup, dedup)
+		}
+	}
 }
 
 // TestMoEAccuracy prints every compared mixture-of-experts row, its
