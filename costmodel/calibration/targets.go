@@ -44,10 +44,10 @@ const (
 	GuardHeldOutMean = 0.05
 	GuardHeldOutMax  = 0.09
 	GuardSetMedian   = 0.11
-	GuardSetP90      = 0.36
+	GuardSetP90      = 0.33
 	GuardLOSOMedian  = 0.14
-	GuardMoEMedian   = 0.26
-	GuardMoESigned   = 0.24
+	GuardMoEMedian   = 0.21
+	GuardMoESigned   = 0.19
 )
 
 // Check is one target against the data.
