@@ -19,6 +19,10 @@ type LoadQuery struct {
 	GPUsPerNode int
 	// TP and PP pin the replica's layout when > 0.
 	TP, PP int
+	// DP and EP are the attention data-parallel and expert-parallel
+	// ranks of every layout of an MoE model (costmodel.ServePlan; 0 or 1:
+	// none): a replica spans tp x pp x dp GPUs.
+	DP, EP int
 	// Weights and KV are the formats.
 	Weights, KV costmodel.DType
 	Load        costmodel.ServeLoad
@@ -35,6 +39,8 @@ type LoadLayout struct {
 	Layout   string                  `json:"layout"`
 	TP       int                     `json:"tp"`
 	PP       int                     `json:"pp"`
+	DP       int                     `json:"attention_dp,omitempty"`
+	EP       int                     `json:"ep,omitempty"`
 	Replicas int                     `json:"replicas"`
 	GPUs     int                     `json:"gpus"`
 	Latency  *costmodel.ServeLatency `json:"latency"`
@@ -95,7 +101,7 @@ func ServeLoad(q LoadQuery) (*LoadResult, error) {
 			return nil, err
 		}
 		if l == nil {
-			r.Missed = append(r.Missed, Missed{Layout: fmt.Sprintf("tp%d-pp%d", sh.tp, sh.pp), Reason: why})
+			r.Missed = append(r.Missed, Missed{Layout: q.shapeName(sh), Reason: why})
 			continue
 		}
 		r.Layouts = append(r.Layouts, *l)
@@ -124,6 +130,9 @@ func (q LoadQuery) normalize() (LoadQuery, error) {
 			return q, err
 		}
 	}
+	if err := q.checkExperts(); err != nil {
+		return q, err
+	}
 	if q.MaxReplicas == 0 {
 		q.MaxReplicas = 4096
 	}
@@ -147,6 +156,9 @@ func (q LoadQuery) shapes() []shape {
 		tps = domainTPs(q.Model, q.GPUsPerNode)
 	}
 	for _, tp := range tps {
+		if q.EP > 1 && tp*max(q.DP, 1)%q.EP != 0 {
+			continue // ep must divide the tp x dp GPUs of a stage
+		}
 		out = append(out, shape{tp, max(q.PP, 1)})
 	}
 	if q.PP > 0 || q.GPU.ScaleOut == 0 || len(tps) == 0 {
@@ -179,4 +191,22 @@ func domainTPs(m *costmodel.Model, per int) []int {
 func rankLoad(a, b LoadLayout) int {
 	return cmp.Or(cmp.Compare(a.Latency.GPUSecondsPerToken, b.Latency.GPUSecondsPerToken), cmp.Compare(a.GPUs, b.GPUs),
 		cmp.Compare(a.Latency.TPOT, b.Latency.TPOT), cmp.Compare(a.TP, b.TP), cmp.Compare(a.PP, b.PP))
+}
+
+// checkExperts checks the attention dp and ep of the query: in range,
+// for a mixture-of-experts model, ep dividing the experts.
+func (q LoadQuery) checkExperts() error {
+	if q.DP < 0 || q.EP < 0 || q.DP > hardware.MaxGPUs || q.EP > hardware.MaxGPUs {
+		return fmt.Errorf("search: attention dp %d and ep %d must be in [0, %d] (0 or 1: none)", q.DP, q.EP, hardware.MaxGPUs)
+	}
+	if q.DP <= 1 && q.EP <= 1 {
+		return nil
+	}
+	if q.Model.MoE == nil {
+		return fmt.Errorf("search: attention dp %d and ep %d apply to mixture-of-experts models; %s is dense", q.DP, q.EP, q.Model.Name)
+	}
+	if q.EP > 1 && q.Model.MoE.Experts%q.EP != 0 {
+		return fmt.Errorf("search: ep %d does not divide the %d experts of %s", q.EP, q.Model.MoE.Experts, q.Model.Name)
+	}
+	return nil
 }
