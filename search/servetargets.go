@@ -145,10 +145,12 @@ func (q LoadQuery) normalize() (LoadQuery, error) {
 // shapes are the replica shapes searched: the pinned one, or every
 // tensor-parallel degree inside the domain that splits the heads (domainTPs, with
 // pp 1, or the pinned pp), and for multi-node GPUs pipelines of the
-// largest such degree over whole nodes up to 8 stages.
+// largest such degree over whole nodes up to 8 stages. Every shape takes
+// the query's dp and ep; an MoE model with neither pinned (nor tp or pp)
+// also gets expertShapes.
 func (q LoadQuery) shapes() []shape {
 	if q.TP > 0 && q.PP > 0 {
-		return []shape{{q.TP, q.PP}}
+		return []shape{{tp: q.TP, pp: q.PP, dp: q.DP, ep: q.EP}}
 	}
 	var out []shape
 	tps := []int{q.TP}
@@ -159,7 +161,10 @@ func (q LoadQuery) shapes() []shape {
 		if q.EP > 1 && tp*max(q.DP, 1)%q.EP != 0 {
 			continue // ep must divide the tp x dp GPUs of a stage
 		}
-		out = append(out, shape{tp, max(q.PP, 1)})
+		out = append(out, shape{tp: tp, pp: max(q.PP, 1), dp: q.DP, ep: q.EP})
+	}
+	if q.TP == 0 && q.PP == 0 && q.DP == 0 && q.EP == 0 {
+		out = append(out, q.expertShapes()...)
 	}
 	if q.PP > 0 || q.GPU.ScaleOut == 0 || len(tps) == 0 {
 		return out
@@ -167,7 +172,25 @@ func (q LoadQuery) shapes() []shape {
 	tp := tps[len(tps)-1]
 	for pp := 2; pp <= min(8, q.Model.Layers); pp++ {
 		if tp*pp > q.GPUsPerNode && tp*pp%q.GPUsPerNode == 0 {
-			out = append(out, shape{tp, pp})
+			out = append(out, shape{tp: tp, pp: pp, dp: q.DP, ep: q.EP})
+		}
+	}
+	return out
+}
+
+// expertShapes are the DeepSeek-style layouts of an MoE model inside one
+// NVLink domain: tp 1, attention on d data-parallel ranks and the
+// experts on d expert-parallel ranks, for d = 2, 4, 8, ... dividing the
+// experts (DeepSeek-V3 technical report, arXiv:2412.19437, sec. 3.4.2;
+// SGLang's --enable-dp-attention; TensorRT-LLM's enable_attention_dp).
+func (q LoadQuery) expertShapes() []shape {
+	if q.Model.MoE == nil {
+		return nil
+	}
+	var out []shape
+	for d := 2; d <= q.GPUsPerNode; d *= 2 {
+		if q.Model.MoE.Experts%d == 0 {
+			out = append(out, shape{tp: 1, pp: 1, dp: d, ep: d})
 		}
 	}
 	return out
@@ -187,10 +210,10 @@ func domainTPs(m *costmodel.Model, per int) []int {
 }
 
 // rankLoad orders layouts by GPU-seconds per output token, then GPUs,
-// then TPOT, then the smaller tp and pp.
+// then TPOT, then the smaller tp, pp and dp.
 func rankLoad(a, b LoadLayout) int {
 	return cmp.Or(cmp.Compare(a.Latency.GPUSecondsPerToken, b.Latency.GPUSecondsPerToken), cmp.Compare(a.GPUs, b.GPUs),
-		cmp.Compare(a.Latency.TPOT, b.Latency.TPOT), cmp.Compare(a.TP, b.TP), cmp.Compare(a.PP, b.PP))
+		cmp.Compare(a.Latency.TPOT, b.Latency.TPOT), cmp.Compare(a.TP, b.TP), cmp.Compare(a.PP, b.PP), cmp.Compare(a.DP, b.DP))
 }
 
 // checkExperts checks the attention dp and ep of the query: in range,

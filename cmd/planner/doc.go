@@ -326,7 +326,9 @@
 // attention over N data-parallel ranks of every replica, each serving its
 // own requests from its own KV cache, and --ep N splits the routed
 // experts over N ranks; a replica then spans tp x pp x dp GPUs and each
-// MoE layer of a step pays the dispatch and combine all-to-alls.
+// MoE layer of a step pays the dispatch and combine all-to-alls. With
+// neither flag (nor --tp or --pp) the search also tries tp 1 with dp = ep
+// = 2, 4, 8, ... inside the NVLink domain for an MoE model.
 //
 // Llama 3.1 70B on H100s at 10 requests/s of 8,192-token prompts and
 // 1,024-token answers, within a 2 s TTFT and a 40 ms TPOT:
