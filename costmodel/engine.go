@@ -66,11 +66,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.77e-3, RequestOverhead: 51.0e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.76e-3, RequestOverhead: 51.2e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 6.04e-3, RequestOverhead: 362e-3, Lockstep: 0.970, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 5.98e-3, RequestOverhead: 362e-3, Lockstep: 0.970, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 4.02e-3, RequestOverhead: 150e-3, Lockstep: 0.184, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 4.21e-3, RequestOverhead: 150e-3, Lockstep: 0.196, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

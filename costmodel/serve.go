@@ -23,13 +23,19 @@ type ServePlan struct {
 	// so the last one is partly empty. 0 sizes the cache to exactly
 	// Context tokens per sequence.
 	BlockTokens int `json:"kv_block_tokens"`
+	// DP is the attention data-parallel ranks of a replica and EP the
+	// expert-parallel ranks of its MoE layers (servedp.go; 0 or 1: none):
+	// a stage spans TP x DP GPUs.
+	DP int `json:"attention_dp,omitempty"`
+	EP int `json:"ep,omitempty"`
 }
 
-// GPUs is the GPU count of the layout.
-func (s ServePlan) GPUs() int { return s.TP * s.PP * s.Replicas }
+// GPUs is the GPU count of the layout: tp x pp x dp x replicas.
+func (s ServePlan) GPUs() int { return s.TP * s.PP * s.dp() * s.Replicas }
 
-// UsersPerReplica is the sequences one replica holds (rounded up).
-func (s ServePlan) UsersPerReplica() int { return (s.Users + s.Replicas - 1) / s.Replicas }
+// UsersPerReplica is the sequences one replica (one dp rank of it with
+// attention dp) holds (rounded up).
+func (s ServePlan) UsersPerReplica() int { return (s.Users + s.Ranks() - 1) / s.Ranks() }
 
 // ServeReport is the serving memory of one layout.
 type ServeReport struct {
@@ -116,8 +122,8 @@ func EstimateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) (*S
 		capacity = min(capacity, float64(free)/perSeq)
 		r.LongestContext = min(r.LongestContext, m.longestContext(s, serveStage(m, s, layout, st), float64(free)))
 	}
-	r.MaxUsers = int(max(math.Floor(capacity), 0)) * s.Replicas
-	r.KVCapacityTokens = max(capacity, 0) * float64(s.Context) * float64(s.Replicas)
+	r.MaxUsers = int(max(math.Floor(capacity), 0)) * s.Ranks()
+	r.KVCapacityTokens = max(capacity, 0) * float64(s.Context) * float64(s.Ranks())
 	r.WeightsFraction = float64(r.Memory.Group(GroupStates)) / float64(c.GPU.HBM)
 	r.Notes = serveNotes(m, s, r)
 	return r, nil
@@ -142,7 +148,13 @@ func validateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) err
 			return fmt.Errorf("costmodel: %s=%d is not in [1, %d]", d.name, d.v, d.max)
 		}
 	}
+	if err := validateExperts(m, s); err != nil {
+		return err
+	}
 	if s.GPUs() != c.GPUs() {
+		if s.dp() > 1 {
+			return fmt.Errorf("costmodel: tp*pp*dp*replicas = %d*%d*%d*%d = %d, but the cluster has %d GPUs", s.TP, s.PP, s.dp(), s.Replicas, s.GPUs(), c.GPUs())
+		}
 		return fmt.Errorf("costmodel: tp*pp*replicas = %d*%d*%d = %d, but the cluster has %d GPUs", s.TP, s.PP, s.Replicas, s.GPUs(), c.GPUs())
 	}
 	if s.Weights > DTypeMXFP4 || s.Weights < 0 || s.KV > DTypeFP32 || s.KV < 0 || s.KV == DTypeInt4 {
@@ -173,7 +185,7 @@ type servingStage struct {
 func serveStage(m *Model, s ServePlan, layout Plan, st int) servingStage {
 	layers, moe := layout.stageLayers(m.kinds(), st)
 	g := servingStage{index: st, layers: layers, moe: moe, first: st == 0, last: st == s.PP-1,
-		params:  m.layersParams(s.TP, layers-moe, moe),
+		params:  m.layersParams(s.TP, layers-moe, moe) + m.splitExpertsParams(s, moe),
 		sliding: int(math.Round(float64(m.SlidingLayers) * float64(layers) / float64(m.Layers)))}
 	if g.first {
 		g.params += m.embeddingParams(s.TP)
@@ -194,7 +206,7 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 	users := s.UsersPerReplica()
 	lines := []Line{
 		{Name: "weights (" + s.Weights.String() + ")", Group: GroupStates, Bytes: hardware.Bytes(params * s.Weights.Bytes()),
-			Formula: fmt.Sprintf("%s x %s params/GPU (stage %d of pp=%d, tp=%d)", perParam(s.Weights.Bytes()), FormatCount(params), st, s.PP, s.TP),
+			Formula: fmt.Sprintf("%s x %s params/GPU (stage %d of pp=%d, %s)", perParam(s.Weights.Bytes()), FormatCount(params), st, s.PP, s.stageLayout()),
 			Source:  "parameters from the model's dimensions"},
 	}
 	if s.Weights.IsFP4() {
@@ -216,8 +228,8 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 		Line{Name: "activation workspace", Group: GroupOverheads, Bytes: a.ServeWorkspace, Formula: "fixed per process", Source: srcAssumed},
 		Line{Name: "CUDA context", Group: GroupOverheads, Bytes: a.CUDAContext, Formula: "fixed per process", Source: srcAssumed},
 	)
-	if groups := boolIndex(s.TP > 1) + boolIndex(s.PP > 1); groups > 0 {
-		bytes := a.ncclComm(group{size: s.TP, local: s.TP}) + a.ncclComm(group{size: s.PP, local: 1})
+	if groups := boolIndex(s.stageGPUs() > 1) + boolIndex(s.PP > 1); groups > 0 {
+		bytes := a.ncclComm(group{size: s.stageGPUs(), local: s.stageGPUs()}) + a.ncclComm(group{size: s.PP, local: 1})
 		lines = append(lines, Line{Name: "NCCL buffers", Group: GroupOverheads, Bytes: bytes,
 			Formula: a.ncclFormula(bytes, groups), Source: a.ncclSource()})
 	}
@@ -236,7 +248,11 @@ func serveNotes(m *Model, s ServePlan, r *ServeReport) []string {
 		out = append(out, fmt.Sprintf("weights fit, users do not: %d users of %d tokens need more KV cache than the %d sequences that fit",
 			s.Users, s.Context, r.MaxUsers))
 	}
-	if m.MoE != nil {
+	switch {
+	case m.MoE != nil && s.splitExperts():
+		out = append(out, fmt.Sprintf("the routed experts are split over ep=%d ranks (%d per GPU group); attention is replicated over dp=%d ranks, each with its own requests and KV cache",
+			s.ep(), m.MoE.Experts/s.ep(), s.dp()))
+	case m.MoE != nil:
 		out = append(out, "all experts are held on every replica (no expert parallelism)")
 	}
 	if m.MLA != nil && s.TP > 1 {

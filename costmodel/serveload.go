@@ -48,7 +48,10 @@ type ServeLatency struct {
 	// Slots is the sequences one replica's KV cache admits at once, at
 	// AdmitTokens tokens each; Running the requests admitted per replica
 	// and DecodeBatch those of them decoding on average.
-	Slots       int     `json:"kv_slots_per_replica"`
+	Slots int `json:"kv_slots_per_replica"`
+	// AttentionDP is the plan's attention data-parallel ranks when > 1:
+	// then Slots, Running and DecodeBatch are per dp rank.
+	AttentionDP int     `json:"attention_dp,omitempty"`
 	AdmitTokens float64 `json:"admit_tokens"`
 	Running     float64 `json:"running_per_replica"`
 	DecodeBatch float64 `json:"decode_batch"`

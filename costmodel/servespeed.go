@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpu-planner/planner/hardware"
@@ -73,6 +74,9 @@ const activationBytes = 2
 func EstimateServeSpeed(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) (ServeSpeed, error) {
 	if err := validateServe(m, c, s, a); err != nil {
 		return ServeSpeed{}, err
+	}
+	if s.splitExperts() {
+		return ServeSpeed{}, fmt.Errorf("costmodel: attention dp=%d and ep=%d are priced under a load (EstimateServeLoad, planner serve), not by the single-step speed estimate", s.dp(), s.ep())
 	}
 	layout, err := (Plan{TP: s.TP, PP: s.PP, VPP: 1}).balanceLayers(m.Layers)
 	if err != nil {
@@ -179,8 +183,15 @@ func (e speedModel) weightsRead(g servingStage, tokens int) float64 {
 	p := m.layersParams(t, g.layers-g.moe, g.moe)
 	if g.moe > 0 {
 		k, n := float64(m.MoE.TopK), float64(m.MoE.Experts)
-		idle := n * math.Pow(1-k/n, float64(tokens))
-		p -= float64(g.moe) * idle * m.expertParams(t)
+		if e.s.splitExperts() {
+			// Every dp rank's tokens reach the experts: an idle share
+			// (1 - k/E)^(tokens x dp) of each GPU's routed experts.
+			idle := math.Pow(1-k/n, float64(tokens)*float64(e.s.dp()))
+			p += m.splitExpertsParams(e.s, g.moe) - float64(g.moe)*idle*m.routedParams(e.s)
+		} else {
+			idle := n * math.Pow(1-k/n, float64(tokens))
+			p -= float64(g.moe) * idle * m.expertParams(t)
+		}
 	}
 	if g.last {
 		p += m.finalNormParams() + float64(m.Vocab)*float64(m.Hidden)/float64(t)
@@ -204,6 +215,9 @@ func (e speedModel) tensorParallel(g servingStage, tokens int, prefill bool) har
 	}
 	msg := float64(tokens * e.m.Hidden * activationBytes)
 	n := 2 * g.layers
+	if e.s.dp() > 1 {
+		n -= g.moe // the MoE layers' outputs come back by the all-to-all (expertAllToAll)
+	}
 	if g.first {
 		n++
 	}
@@ -223,7 +237,8 @@ func (e speedModel) tensorParallel(g servingStage, tokens int, prefill bool) har
 // node boundaries when they span nodes), NVLink otherwise.
 func (e speedModel) hop(st int) link {
 	per := e.c.GPUsPerNode
-	if (st-1)*e.s.TP/per != st*e.s.TP/per || e.s.TP > per {
+	w := e.s.stageGPUs()
+	if (st-1)*w/per != st*w/per || w > per {
 		return scaleOutLink(e.c, e.a)
 	}
 	return scaleUpLink(e.c, e.a)

@@ -25,6 +25,9 @@ func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, e
 	}
 	r := &ServeLatency{Engine: eng, Load: l, AdmitTokens: admitTokens(l, eng),
 		MeanContext: float64(l.InputTokens) + float64(l.OutputTokens)/2}
+	if s.dp() > 1 {
+		r.AttentionDP = s.dp()
+	}
 	if r.Slots, err = kvSlots(m, c, s, r.AdmitTokens, a); err != nil {
 		return nil, err
 	}
@@ -32,7 +35,7 @@ func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, e
 		r.Notes = append(r.Notes, fmt.Sprintf("the weights leave no room for one sequence of %.0f tokens: no steady state", r.AdmitTokens))
 		return r, nil
 	}
-	reps := float64(s.Replicas)
+	reps := float64(s.Ranks())
 	full := b.steady(l, float64(r.Slots), r.Slots)
 	r.MaxRate = full.rate * reps
 	st := full
@@ -85,7 +88,7 @@ func kvSlots(m *Model, c hardware.Cluster, s ServePlan, admit float64, a Assumpt
 	if err != nil {
 		return 0, err
 	}
-	return r.MaxUsers / s.Replicas, nil
+	return r.MaxUsers / s.Ranks(), nil
 }
 
 // steadyState is one replica's fixed point.

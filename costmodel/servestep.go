@@ -68,7 +68,7 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 		kv := batch * b.kvBytes(g, ctx)
 		t.DecodeAttention += hardware.Seconds(max(kv/M, batch*perKey*b.m.attendedKeys(int(ctx))*share/P16))
 		t.PrefillAttention += hardware.Seconds(float64(chunk) * perKey * b.m.attendedKeys(prompt/2) * share / P16)
-		t.Communication += b.tensorParallel(g, int(math.Ceil(tokens)), false)
+		t.Communication += b.tensorParallel(g, int(math.Ceil(tokens)), false) + b.expertAllToAll(g.moe, tokens)
 		if st > 0 {
 			t.Communication += serveSend(tokens*float64(b.m.Hidden*activationBytes), b.hop(st))
 		}

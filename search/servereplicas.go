@@ -56,14 +56,14 @@ func (q LoadQuery) fewestReplicas(sh shape) (*LoadLayout, string, error) {
 // replica is the steady state of one replica of shape sh carrying
 // 1/replicas of the load, with its totals scaled to the replicas.
 func (q LoadQuery) replica(sh shape, replicas int) (*costmodel.ServeLatency, error) {
-	c, err := hardware.ClusterForGPUs(q.GPU, sh.tp*sh.pp, q.GPUsPerNode)
+	c, err := hardware.ClusterForGPUs(q.GPU, sh.tp*sh.pp*max(sh.dp, 1), q.GPUsPerNode)
 	if err != nil {
 		return nil, err
 	}
 	l := q.Load
 	l.Concurrency /= float64(replicas)
 	l.Rate /= float64(replicas)
-	s := costmodel.ServePlan{TP: sh.tp, PP: sh.pp, Replicas: 1, Weights: q.Weights, KV: q.KV}
+	s := costmodel.ServePlan{TP: sh.tp, PP: sh.pp, DP: sh.dp, EP: sh.ep, Replicas: 1, Weights: q.Weights, KV: q.KV}
 	r, err := costmodel.EstimateServeLoad(q.Model, c, s, l, q.Engine, q.Assumptions)
 	if err != nil {
 		return nil, err
@@ -123,6 +123,19 @@ func (q LoadQuery) layout(sh shape, replicas int, r *costmodel.ServeLatency) *Lo
 	if replicas == 1 {
 		unit = "replica"
 	}
-	return &LoadLayout{Layout: fmt.Sprintf("tp%d-pp%d x %d %s", sh.tp, sh.pp, replicas, unit), TP: sh.tp, PP: sh.pp,
-		Replicas: replicas, GPUs: sh.tp * sh.pp * replicas, Latency: r}
+	return &LoadLayout{Layout: fmt.Sprintf("%s x %d %s", q.shapeName(sh), replicas, unit), TP: sh.tp, PP: sh.pp, DP: sh.dp, EP: sh.ep,
+		Replicas: replicas, GPUs: sh.tp * sh.pp * max(sh.dp, 1) * replicas, Latency: r}
+}
+
+// shapeName names a replica shape: tpN-ppM, with -dpD and -epE when
+// set.
+func (LoadQuery) shapeName(sh shape) string {
+	name := fmt.Sprintf("tp%d-pp%d", sh.tp, sh.pp)
+	if sh.dp > 1 {
+		name += fmt.Sprintf("-dp%d", sh.dp)
+	}
+	if sh.ep > 1 {
+		name += fmt.Sprintf("-ep%d", sh.ep)
+	}
+	return name
 }

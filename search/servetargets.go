@@ -19,6 +19,10 @@ type LoadQuery struct {
 	GPUsPerNode int
 	// TP and PP pin the replica's layout when > 0.
 	TP, PP int
+	// DP and EP are the attention data-parallel and expert-parallel
+	// ranks of every layout of an MoE model (costmodel.ServePlan; 0 or 1:
+	// none): a replica spans tp x pp x dp GPUs.
+	DP, EP int
 	// Weights and KV are the formats.
 	Weights, KV costmodel.DType
 	Load        costmodel.ServeLoad
@@ -35,6 +39,8 @@ type LoadLayout struct {
 	Layout   string                  `json:"layout"`
 	TP       int                     `json:"tp"`
 	PP       int                     `json:"pp"`
+	DP       int                     `json:"attention_dp,omitempty"`
+	EP       int                     `json:"ep,omitempty"`
 	Replicas int                     `json:"replicas"`
 	GPUs     int                     `json:"gpus"`
 	Latency  *costmodel.ServeLatency `json:"latency"`
@@ -95,7 +101,7 @@ func ServeLoad(q LoadQuery) (*LoadResult, error) {
 			return nil, err
 		}
 		if l == nil {
-			r.Missed = append(r.Missed, Missed{Layout: fmt.Sprintf("tp%d-pp%d", sh.tp, sh.pp), Reason: why})
+			r.Missed = append(r.Missed, Missed{Layout: q.shapeName(sh), Reason: why})
 			continue
 		}
 		r.Layouts = append(r.Layouts, *l)
@@ -124,6 +130,9 @@ func (q LoadQuery) normalize() (LoadQuery, error) {
 			return q, err
 		}
 	}
+	if err := q.checkExperts(); err != nil {
+		return q, err
+	}
 	if q.MaxReplicas == 0 {
 		q.MaxReplicas = 4096
 	}
@@ -136,10 +145,12 @@ func (q LoadQuery) normalize() (LoadQuery, error) {
 // shapes are the replica shapes searched: the pinned one, or every
 // tensor-parallel degree inside the domain that splits the heads (domainTPs, with
 // pp 1, or the pinned pp), and for multi-node GPUs pipelines of the
-// largest such degree over whole nodes up to 8 stages.
+// largest such degree over whole nodes up to 8 stages. Every shape takes
+// the query's dp and ep; an MoE model with neither pinned (nor tp or pp)
+// also gets expertShapes.
 func (q LoadQuery) shapes() []shape {
 	if q.TP > 0 && q.PP > 0 {
-		return []shape{{q.TP, q.PP}}
+		return []shape{{tp: q.TP, pp: q.PP, dp: q.DP, ep: q.EP}}
 	}
 	var out []shape
 	tps := []int{q.TP}
@@ -147,7 +158,13 @@ func (q LoadQuery) shapes() []shape {
 		tps = domainTPs(q.Model, q.GPUsPerNode)
 	}
 	for _, tp := range tps {
-		out = append(out, shape{tp, max(q.PP, 1)})
+		if q.EP > 1 && tp*max(q.DP, 1)%q.EP != 0 {
+			continue // ep must divide the tp x dp GPUs of a stage
+		}
+		out = append(out, shape{tp: tp, pp: max(q.PP, 1), dp: q.DP, ep: q.EP})
+	}
+	if q.TP == 0 && q.PP == 0 && q.DP == 0 && q.EP == 0 {
+		out = append(out, q.expertShapes()...)
 	}
 	if q.PP > 0 || q.GPU.ScaleOut == 0 || len(tps) == 0 {
 		return out
@@ -155,7 +172,25 @@ func (q LoadQuery) shapes() []shape {
 	tp := tps[len(tps)-1]
 	for pp := 2; pp <= min(8, q.Model.Layers); pp++ {
 		if tp*pp > q.GPUsPerNode && tp*pp%q.GPUsPerNode == 0 {
-			out = append(out, shape{tp, pp})
+			out = append(out, shape{tp: tp, pp: pp, dp: q.DP, ep: q.EP})
+		}
+	}
+	return out
+}
+
+// expertShapes are the DeepSeek-style layouts of an MoE model inside one
+// NVLink domain: tp 1, attention on d data-parallel ranks and the
+// experts on d expert-parallel ranks, for d = 2, 4, 8, ... dividing the
+// experts (DeepSeek-V3 technical report, arXiv:2412.19437, sec. 3.4.2;
+// SGLang's --enable-dp-attention; TensorRT-LLM's enable_attention_dp).
+func (q LoadQuery) expertShapes() []shape {
+	if q.Model.MoE == nil {
+		return nil
+	}
+	var out []shape
+	for d := 2; d <= q.GPUsPerNode; d *= 2 {
+		if q.Model.MoE.Experts%d == 0 {
+			out = append(out, shape{tp: 1, pp: 1, dp: d, ep: d})
 		}
 	}
 	return out
@@ -175,8 +210,26 @@ func domainTPs(m *costmodel.Model, per int) []int {
 }
 
 // rankLoad orders layouts by GPU-seconds per output token, then GPUs,
-// then TPOT, then the smaller tp and pp.
+// then TPOT, then the smaller tp, pp and dp.
 func rankLoad(a, b LoadLayout) int {
 	return cmp.Or(cmp.Compare(a.Latency.GPUSecondsPerToken, b.Latency.GPUSecondsPerToken), cmp.Compare(a.GPUs, b.GPUs),
-		cmp.Compare(a.Latency.TPOT, b.Latency.TPOT), cmp.Compare(a.TP, b.TP), cmp.Compare(a.PP, b.PP))
+		cmp.Compare(a.Latency.TPOT, b.Latency.TPOT), cmp.Compare(a.TP, b.TP), cmp.Compare(a.PP, b.PP), cmp.Compare(a.DP, b.DP))
+}
+
+// checkExperts checks the attention dp and ep of the query: in range,
+// for a mixture-of-experts model, ep dividing the experts.
+func (q LoadQuery) checkExperts() error {
+	if q.DP < 0 || q.EP < 0 || q.DP > hardware.MaxGPUs || q.EP > hardware.MaxGPUs {
+		return fmt.Errorf("search: attention dp %d and ep %d must be in [0, %d] (0 or 1: none)", q.DP, q.EP, hardware.MaxGPUs)
+	}
+	if q.DP <= 1 && q.EP <= 1 {
+		return nil
+	}
+	if q.Model.MoE == nil {
+		return fmt.Errorf("search: attention dp %d and ep %d apply to mixture-of-experts models; %s is dense", q.DP, q.EP, q.Model.Name)
+	}
+	if q.EP > 1 && q.Model.MoE.Experts%q.EP != 0 {
+		return fmt.Errorf("search: ep %d does not divide the %d experts of %s", q.EP, q.Model.MoE.Experts, q.Model.Name)
+	}
+	return nil
 }

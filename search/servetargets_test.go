@@ -39,7 +39,7 @@ func TestServeLoadFewestReplicas(t *testing.T) {
 			t.Errorf("%s misses: TTFT %v TPOT %v overloaded %v", l.Layout, v.TTFT, v.TPOT, v.Overloaded)
 		}
 		if l.Replicas > 1 {
-			fewer, err := nq.replica(shape{l.TP, l.PP}, l.Replicas-1)
+			fewer, err := nq.replica(shape{tp: l.TP, pp: l.PP, dp: l.DP, ep: l.EP}, l.Replicas-1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,5 +85,42 @@ func TestDomainTPs(t *testing.T) {
 	got := domainTPs(m, 72)
 	if got[len(got)-1] != 64 || len(got) != 7 {
 		t.Errorf("tp choices on 72 GPUs: %v, want 1, 2, 4, ..., 64", got)
+	}
+}
+
+// TestServeLoadExpertShapes: for an MoE model with nothing pinned the
+// search also tries tp 1 with attention dp = ep = 2, 4, 8 inside the
+// node, and on 8 H200s DeepSeek-V3 in fp8 at 256 requests in flight the
+// dp8-ep8 layout costs fewer GPU-seconds per token than tp 8 (attention
+// reads its weights once per rank but no rank all-reduces); a dense model
+// gets no such shapes, and a pinned dp or ep is taken as given.
+func TestServeLoadExpertShapes(t *testing.T) {
+	m, err := costmodel.LookupModel("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := hardware.LookupGPU("h200")
+	e, _ := costmodel.LookupEngine("trtllm")
+	q := LoadQuery{Model: m, GPU: g, Weights: costmodel.DTypeFP8, KV: costmodel.DTypeBF16, Engine: e,
+		Load: costmodel.ServeLoad{InputTokens: 1024, OutputTokens: 1024, Concurrency: 256}, Assumptions: costmodel.ServeAssumptions(costmodel.DefaultAssumptions(), g)}
+	r, err := ServeLoad(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Layouts) == 0 || r.Layouts[0].Layout != "tp1-pp1-dp8-ep8 x 1 replica" || r.Layouts[0].GPUs != 8 {
+		t.Fatalf("layouts %+v, want tp1-pp1-dp8-ep8 on 8 GPUs first", r.Layouts)
+	}
+	if n, _ := q.normalize(); len(n.expertShapes()) != 3 {
+		t.Errorf("expert shapes %+v, want dp = ep = 2, 4, 8", n.expertShapes())
+	}
+	dense := loadQuery(t)
+	if got := dense.expertShapes(); got != nil {
+		t.Errorf("dense model: expert shapes %+v, want none", got)
+	}
+	q.DP, q.EP = 4, 4
+	q.TP, q.PP = 2, 1
+	n, _ := q.normalize()
+	if sh := n.shapes(); len(sh) != 1 || sh[0] != (shape{tp: 2, pp: 1, dp: 4, ep: 4}) {
+		t.Errorf("pinned tp 2, pp 1, dp 4, ep 4: shapes %+v", sh)
 	}
 }

@@ -69,8 +69,10 @@ func (r *ServeResult) Best() *ServeLayout {
 	return nil
 }
 
-// shape is a replica's parallel layout: tp GPUs per stage, pp stages.
-type shape struct{ tp, pp int }
+// shape is a replica's parallel layout: tp GPUs per stage, pp stages,
+// and for MoE models under load dp attention data-parallel ranks and
+// ep expert-parallel ranks (0: none).
+type shape struct{ tp, pp, dp, ep int }
 
 // Serve finds the fewest GPUs of q.GPU and the layouts that hold q's
 // load (or, with q.GPUs, the layouts on exactly that many), ranked, and
@@ -199,7 +201,7 @@ func candidateShapes(q ServeQuery) []shape {
 	tps := tpChoices(q.Model, per)
 	var out []shape
 	for _, tp := range tps {
-		out = append(out, shape{tp, 1})
+		out = append(out, shape{tp: tp, pp: 1})
 	}
 	if !q.multiNode() || len(tps) == 0 {
 		return out
@@ -207,7 +209,7 @@ func candidateShapes(q ServeQuery) []shape {
 	tp := tps[len(tps)-1]
 	for pp := 2; pp <= q.Model.Layers && tp*pp <= hardware.MaxGPUs; pp++ {
 		if tp*pp > per && tp*pp%per == 0 {
-			out = append(out, shape{tp, pp})
+			out = append(out, shape{tp: tp, pp: pp})
 		}
 	}
 	return out

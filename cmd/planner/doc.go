@@ -322,7 +322,13 @@
 // NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
 // targets at the load, and ranks them by GPU-seconds per output token.
 // --users and --context are aliases of --concurrency and of input +
-// output.
+// output. For mixture-of-experts models --dp-attention N replicates the
+// attention over N data-parallel ranks of every replica, each serving its
+// own requests from its own KV cache, and --ep N splits the routed
+// experts over N ranks; a replica then spans tp x pp x dp GPUs and each
+// MoE layer of a step pays the dispatch and combine all-to-alls. With
+// neither flag (nor --tp or --pp) the search also tries tp 1 with dp = ep
+// = 2, 4, 8, ... inside the NVLink domain for an MoE model.
 //
 // Llama 3.1 70B on H100s at 10 requests/s of 8,192-token prompts and
 // 1,024-token answers, within a 2 s TTFT and a 40 ms TPOT:
@@ -333,10 +339,17 @@
 //
 //	$ planner serve --model llama3.1-70b --gpu h200 --engine trtllm --weights-dtype fp8 --kv-dtype fp8 --tp 4 --input-tokens 1024 --output-tokens 1024 --concurrency 64
 //
+// DeepSeek-V3 in fp8 on one H200 server, DeepSeek-style: attention on 8
+// data-parallel ranks, the experts over 8 expert-parallel ranks:
+//
+//	$ planner serve --model deepseek-v3 --gpu h200 --engine trtllm --weights-dtype fp8 --tp 1 --dp-attention 8 --ep 8 --input-tokens 1024 --output-tokens 1024 --concurrency 256
+//
 // The serving model against the 821 measured points of
 // costmodel/servingcal/testdata/measured-serving.csv: the fitted
 // parameters, the error per engine and GPU generation and overall, and
-// every row (--leave-one-engine-out adds the refits without each engine):
+// every row (--leave-one-engine-out adds the refits without each engine,
+// scored with its parameters the others' mean and again with its
+// request overhead and lockstep share kept):
 //
 //	$ planner validate --serving --top 10
 //

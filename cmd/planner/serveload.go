@@ -20,13 +20,14 @@ type loadFlags struct {
 	stepMS, requestMS float64
 	memoryFraction    float64
 	tp, pp            int
+	dp, ep            int
 	ttft, tpot        time.Duration
 }
 
 // loadFlagNames are the flags that switch `planner serve` to the load
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
-	"step-overhead-ms", "request-overhead-ms", "memory-fraction", "tp", "pp", "ttft", "tpot"}
+	"step-overhead-ms", "request-overhead-ms", "memory-fraction", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.input, "input-tokens", 1024, "serving under load: prompt tokens per request")
@@ -40,6 +41,8 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.memoryFraction, "memory-fraction", 0, "serving under load: share of HBM the engine takes (default: the engine's, vLLM 0.9)")
 	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
 	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
+	fs.IntVar(&f.dp, "dp-attention", 0, "serving under load, MoE models: attention data-parallel ranks per replica (attention replicated, each rank its own requests and KV cache; a stage spans tp x dp GPUs)")
+	fs.IntVar(&f.ep, "ep", 0, "serving under load, MoE models: expert-parallel ranks of the MoE layers (dividing tp x dp and the experts)")
 	fs.DurationVar(&f.ttft, "ttft", 0, "serving under load: time-to-first-token target, e.g. 500ms")
 	fs.DurationVar(&f.tpot, "tpot", 0, "serving under load: time-per-output-token target, e.g. 30ms")
 }
@@ -116,12 +119,18 @@ func (f *serveCmdFlags) loadQuery(set map[string]bool) (search.LoadQuery, error)
 	if f.load.ttft < 0 || f.load.tpot < 0 || f.load.tp < 0 || f.load.pp < 0 {
 		return q, badInputf("--ttft %v, --tpot %v, --tp %d, --pp %d must not be negative", f.load.ttft, f.load.tpot, f.load.tp, f.load.pp)
 	}
+	if f.load.dp < 0 || f.load.ep < 0 {
+		return q, badInputf("--dp-attention %d and --ep %d must not be negative (0 or 1: none)", f.load.dp, f.load.ep)
+	}
+	if (f.load.dp > 1 || f.load.ep > 1) && base.Model.MoE == nil {
+		return q, badInputf("--dp-attention %d and --ep %d apply to mixture-of-experts models; %s is dense (more replicas serve it data-parallel)", f.load.dp, f.load.ep, base.Model.Name)
+	}
 	a := base.Assumptions
 	if !set["decode-hbm-efficiency"] && !set["prefill-flop-efficiency"] {
 		a = costmodel.ServeAssumptions(a, base.GPU)
 	}
 	return search.LoadQuery{Model: base.Model, GPU: base.GPU, GPUsPerNode: base.GPUsPerNode, TP: f.load.tp, PP: f.load.pp,
-		Weights: base.Load.Weights, KV: base.Load.KV, Load: l, Engine: e,
+		DP: f.load.dp, EP: f.load.ep, Weights: base.Load.Weights, KV: base.Load.KV, Load: l, Engine: e,
 		TTFT: hardware.Seconds(f.load.ttft.Seconds()), TPOT: hardware.Seconds(f.load.tpot.Seconds()), Assumptions: a}, nil
 }
 

@@ -68,6 +68,8 @@ func TestServeLoadBadInput(t *testing.T) {
 		{[]string{"--input-tokens", "0"}, "input tokens 0"},
 		{[]string{"--engine", "vllm", "--memory-fraction", "1.5"}, "memory fraction 1.5"},
 		{[]string{"--engine", "vllm", "--step-overhead-ms", "5000"}, "step overhead"},
+		{[]string{"--dp-attention", "2"}, "--dp-attention 2 and --ep 0 apply to mixture-of-experts models"},
+		{[]string{"--ep", "-1"}, "--ep -1 must not be negative"},
 	} {
 		code, _, errs := runCLI(t, append(base, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
@@ -89,7 +91,23 @@ func TestServeLoadAliases(t *testing.T) {
 // TestValidateServing: the serving check runs and prints its tables.
 func TestValidateServing(t *testing.T) {
 	code, out, errs := runCLI(t, "validate", "--serving", "--top", "3")
-	if code != 0 || !strings.Contains(out, "accuracy (median |error|") || !strings.Contains(out, "attention data parallelism") {
+	if code != 0 || !strings.Contains(out, "accuracy (median |error|") || !strings.Contains(out, "not modeled:") {
 		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
+	}
+}
+
+// TestServeExpertLayout: --dp-attention and --ep lay out an MoE model
+// DeepSeek-style (the layout names them, a replica spans tp x dp GPUs,
+// the steady state is per dp rank); an ep that does not divide the
+// experts exits 2 naming it.
+func TestServeExpertLayout(t *testing.T) {
+	base := []string{"serve", "--model", "deepseek-v3", "--gpu", "h200", "--weights-dtype", "fp8", "--engine", "trtllm",
+		"--concurrency", "64", "--tp", "1"}
+	code, out, errs := runCLI(t, append(base, "--dp-attention", "8", "--ep", "8")...)
+	if code != 0 || !strings.Contains(out, "tp1-pp1-dp8-ep8 x 1 replica     8") || !strings.Contains(out, "per attention dp rank (8 per replica)") {
+		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
+	}
+	if code, _, errs := runCLI(t, append(base, "--dp-attention", "8", "--ep", "7")...); code != 2 || !strings.Contains(errs, "ep 7 does not divide the 256 experts") {
+		t.Errorf("--ep 7: exit %d, stderr %q; want exit 2 naming ep 7", code, errs)
 	}
 }

@@ -112,7 +112,11 @@ func loadTable(r *search.LoadResult, top int) table {
 
 // writeSteadyState itemizes one replica's steady state.
 func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
-	line(w, s, "per replica: %.3g requests admitted, %.3g of them decoding on average; the KV cache admits %d sequences of %.0f tokens",
+	unit := "per replica"
+	if v.AttentionDP > 1 {
+		unit = fmt.Sprintf("per attention dp rank (%d per replica)", v.AttentionDP)
+	}
+	line(w, s, unit+": %.3g requests admitted, %.3g of them decoding on average; the KV cache admits %d sequences of %.0f tokens",
 		v.Running, v.DecodeBatch, v.Slots, v.AdmitTokens)
 	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
 		v.Decode.Total, v.Decode.Linear, v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)

@@ -70,6 +70,10 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int) {
 		h.Summary.Group = "without " + h.Engine + " (refit)"
 		add(h.Summary)
 	}
+	for _, h := range v.LeaveOneEngineOut {
+		h.HarnessKnown.Group = "without " + h.Engine + ", its harness kept"
+		add(h.HarnessKnown)
+	}
 	t.write(w, textStyle)
 	writeServingRows(w, v.Results, top)
 	fmt.Fprintln(w, "\nnot modeled:")

@@ -67,9 +67,6 @@ func Cases(points []Point) ([]Case, []Skip) {
 // newCase maps one point.
 func newCase(p Point) (Case, error) {
 	c := Case{Point: p}
-	if p.AttentionDP > 1 {
-		return c, fmt.Errorf("attention data parallelism (attention_dp %d) is not modeled", p.AttentionDP)
-	}
 	if _, ok := costmodel.Engines[p.Engine]; !ok {
 		return c, fmt.Errorf("engine %q has no preset (valid: %v)", p.Engine, costmodel.EngineNames)
 	}
@@ -81,7 +78,7 @@ func newCase(p Point) (Case, error) {
 	if err != nil {
 		return c, err
 	}
-	if c.Cluster, err = hardware.ClusterForGPUs(g, p.TP*p.PP, g.ScaleUpDomain); err != nil {
+	if c.Cluster, err = hardware.ClusterForGPUs(g, p.TP*p.PP*p.AttentionDP, g.ScaleUpDomain); err != nil {
 		return c, err
 	}
 	c.Model, c.Generation = m, costmodel.GenerationOf(g)
@@ -91,6 +88,9 @@ func newCase(p Point) (Case, error) {
 	}
 	c.Assumed = assumed
 	c.Plan = costmodel.ServePlan{TP: p.TP, PP: p.PP, Replicas: 1, Weights: w, KV: kv}
+	if c.Model.MoE != nil {
+		c.Plan.DP, c.Plan.EP = p.AttentionDP, p.ExpertEP
+	}
 	c.Load = costmodel.ServeLoad{InputTokens: p.Input, OutputTokens: p.Output, Concurrency: p.Concurrency}
 	return c, nil
 }

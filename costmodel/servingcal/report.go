@@ -51,7 +51,14 @@ func Evaluate(cases []Case, p Params) ([]Result, []Skip) {
 }
 
 func layout(p Point) string {
-	return "tp" + itoa(p.TP) + "-pp" + itoa(p.PP)
+	l := "tp" + itoa(p.TP) + "-pp" + itoa(p.PP)
+	if p.AttentionDP > 1 {
+		l += "-dp" + itoa(p.AttentionDP)
+	}
+	if p.ExpertEP > 1 {
+		l += "-ep" + itoa(p.ExpertEP)
+	}
+	return l
 }
 
 func itoa(n int) string { return costmodel.FormatCount(float64(n)) }

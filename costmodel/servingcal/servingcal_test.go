@@ -17,29 +17,33 @@ func cases(t *testing.T) []Case {
 		t.Fatalf("%d points, want the 821 of measured-serving.csv", len(pts))
 	}
 	cs, skips := Cases(pts)
-	if len(cs) < 790 {
-		t.Fatalf("%d cases modeled, want at least 790 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
+	if len(cs) < 815 {
+		t.Fatalf("%d cases modeled, want at least 815 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
 	}
 	return cs
 }
 
-// Gates: the accuracy the defaults reach on the 787 modeled rows (TTFT
-// median |error| 26.2%, TPOT 13.2%, both signed medians within 0.2%),
-// with a margin against noise; the targets (15% and +-8%) are
-// printed, and met for TPOT per engine and generation only in part.
+// Gates: the accuracy the defaults reach on the 817 priced rows (TTFT
+// median |error| 27.4%, TPOT 13.7%, both signed medians within 0.3%;
+// the 30 rows with attention dp priced since the layout is modeled;
+// worst engine x generation group 71.6%), just above. The issue's
+// targets (15% and +-8%) are printed; TTFT misses them. Part of the
+// miss is the data: the 29 pairs of rows that repeat one deployment
+// (same engine version, formats, layout, load) differ by a median 37%
+// in TTFT and in TPOT, so even their mean would miss each by about 17%.
 const (
 	gateTTFT   = 0.28
-	gateTPOT   = 0.145
-	gateSigned = 0.03
-	gateGroup  = 0.75 // any engine x generation group of >= 10 rows
+	gateTPOT   = 0.14
+	gateSigned = 0.01
+	gateGroup  = 0.73 // any engine x generation group of >= 10 rows
 )
 
 // TestAccuracy prices every modeled row with the fitted defaults and
 // fails when the overall or per-group accuracy regresses.
 func TestAccuracy(t *testing.T) {
 	res, skips := Evaluate(cases(t), Defaults())
-	if len(res) < 780 {
-		t.Fatalf("%d rows priced, want at least 780 (%d could not be: %+v)", len(res), len(skips), skips)
+	if len(res) < 815 {
+		t.Fatalf("%d rows priced, want at least 815 (%d could not be: %+v)", len(res), len(skips), skips)
 	}
 	all := Summarize(res, Overall)[0]
 	t.Logf("overall %d rows: TTFT median |err| %.1f%% (signed %+.1f%%), TPOT %.1f%% (%+.1f%%); targets 15%% and +-8%%",
@@ -77,11 +81,14 @@ func TestFittedDefaults(t *testing.T) {
 	}
 }
 
-// TestLeaveOneEngineOut refits without each engine (its overheads and
-// lockstep share become the mean of the others') and scores it. Gates
-// at today's figures (TPOT 14.5-27.6%, TTFT 73-201%: the request
-// overhead and the lockstep share are the benchmark harness of each
-// engine and do not carry over); the target is 20%.
+// TestLeaveOneEngineOut refits without each engine and scores it,
+// twice: with its overheads and lockstep share the mean of the others'
+// (today TTFT 72.7-198.7%, TPOT 15.8-29.1%; the target is 20%),
+// and with its request overhead and lockstep share kept, only the step
+// overhead the others' mean (TTFT 21.8-29.2%, TPOT 16.3-29.3%): the
+// shares and kernels carry over to an engine they were not fitted on,
+// the two parameters that describe each engine's benchmark harness do
+// not. Gates just above today's figures.
 func TestLeaveOneEngineOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three fits")
@@ -91,11 +98,14 @@ func TestLeaveOneEngineOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range held {
-		s := h.Summary
-		t.Logf("without %s: TTFT %.1f%% (%+.1f%%), TPOT %.1f%% (%+.1f%%) on its %d rows", h.Engine,
-			100*s.TTFTMedian, 100*s.TTFTSigned, 100*s.TPOTMedian, 100*s.TPOTSigned, s.Rows)
-		if s.TPOTMedian > 0.30 || s.TTFTMedian > 2.2 {
+		s, k := h.Summary, h.HarnessKnown
+		t.Logf("without %s: TTFT %.1f%% (%+.1f%%), TPOT %.1f%% (%+.1f%%) on its %d rows; harness kept: TTFT %.1f%%, TPOT %.1f%%", h.Engine,
+			100*s.TTFTMedian, 100*s.TTFTSigned, 100*s.TPOTMedian, 100*s.TPOTSigned, s.Rows, 100*k.TTFTMedian, 100*k.TPOTMedian)
+		if s.TPOTMedian > 0.30 || s.TTFTMedian > 2.0 {
 			t.Errorf("without %s: held-out accuracy regressed: %+v", h.Engine, s)
+		}
+		if k.TPOTMedian > 0.30 || k.TTFTMedian > 0.30 {
+			t.Errorf("without %s, harness kept: held-out accuracy regressed: %+v", h.Engine, k)
 		}
 	}
 }
