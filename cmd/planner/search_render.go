@@ -46,7 +46,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 		writeFrontierTable(w, r.Frontier, wide)
 	}
 	if len(r.Plans) == 0 {
-		writeMissesText(w, r)
+		writeMissesText(w, r, wide)
 		writeFineTune(w, r)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
@@ -128,7 +128,7 @@ func writeFrontierTable(w io.Writer, f []search.Ranked, wide bool) {
 	}
 }
 
-func writeMissesText(w io.Writer, r *search.Result) {
+func writeMissesText(w io.Writer, r *search.Result, wide bool) {
 	if len(r.Misses) == 0 {
 		return
 	}
@@ -141,7 +141,7 @@ func writeMissesText(w io.Writer, r *search.Result) {
 		fmt.Fprintf(w, "  %-*s %10v %10v over\n", pw, m.PlanString, m.Peak, m.Over)
 	}
 	fmt.Fprintf(w, "\nfor the nearest, ")
-	writeLevers(w, r.Levers)
+	writeLevers(w, r.Levers, wide)
 }
 
 func planWidth(rs []search.Ranked) int {
