@@ -47,7 +47,7 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 	}
 	if len(r.Plans) == 0 {
 		writeMissesText(w, r, wide)
-		writeFineTune(w, r)
+		writeFineTune(w, r, wide)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
@@ -104,10 +104,10 @@ func writePlanTable(w io.Writer, plans []search.Ranked, wide bool) {
 		gpus = func(s string) string { return fmt.Sprintf(" %6s", s) }
 		comm = func(s string) string { return "  " + s }
 	}
-	fmt.Fprintf(w, "  %3s  %-*s%s %9s %9s %9s %12s %6s%s\n", "#", pw, "plan", gpus("GPUs"), "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", comm("exposed comm"))
+	fmt.Fprintf(w, "  %3s  %-*s%s %8s %8s %9s %12s %6s%s\n", "#", pw, "plan", gpus("GPUs"), "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", comm("exposed comm"))
 	for i, p := range plans {
 		pf := p.Performance
-		fmt.Fprintf(w, "  %3d  %-*s%s %9v %9v %9v %12s %6s%s\n", i+1, pw, p.PlanString, gpus(strconv.Itoa(p.GPUs)), p.Peak, p.Headroom,
+		fmt.Fprintf(w, "  %3d  %-*s%s %8v %8v %9v %12s %6s%s\n", i+1, pw, p.PlanString, gpus(strconv.Itoa(p.GPUs)), p.Peak, p.Headroom,
 			pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), comm(exposedComm(pf)))
 	}
 }
@@ -140,7 +140,7 @@ func writeMissesText(w io.Writer, r *search.Result, wide bool) {
 	for _, m := range r.Misses {
 		fmt.Fprintf(w, "  %-*s %10v %10v over\n", pw, m.PlanString, m.Peak, m.Over)
 	}
-	fmt.Fprintf(w, "\nfor the nearest, ")
+	fmt.Fprintf(w, "\nfor the nearest:\n")
 	writeLevers(w, r.Levers, wide)
 }
 
