@@ -133,3 +133,24 @@ func TestLayerAdapterParamsLocalExperts(t *testing.T) {
 		}
 	}
 }
+
+// TestQLoRABaseCountsExperts: an MoE stage keeps its routed experts
+// apart (ExpertParams), and the frozen base must still count them in
+// NF4: Mixtral 8x7B on one GPU holds all 46.70 B parameters, of which
+// the embedding, final norm and output layer (2 x 32000 x 4096 + 4096)
+// stay bf16. Counting the layers with their experts but the stage
+// without them made the embedding negative (-24 GB for the whole base).
+func TestQLoRABaseCountsExperts(t *testing.T) {
+	m, _ := LookupModel("mixtral-8x7b")
+	c, _ := hardware.ClusterForGPUs(mustGPU(t, "h100-sxm"), 1, 0)
+	r, err := Estimate(m, c, Plan{TP: 1, PP: 1, CP: 1, DP: 1, MicroBatch: 1, GlobalBatch: 1, Seq: 2048,
+		Recompute: Full, Task: QLoRA}, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := 2*32000*4096 + 4096.0
+	want := FrozenBaseBytes(m.Params().Total-ends, ends, BaseNF4)
+	if got := float64(r.Stages[0].BaseWeights); math.Abs(got-want) > 1 {
+		t.Errorf("NF4 base = %v, want %v", r.Stages[0].BaseWeights, hardware.Bytes(want))
+	}
+}

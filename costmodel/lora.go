@@ -129,10 +129,10 @@ func FrozenBaseBytes(layers, ends float64, d BaseDType) float64 {
 // shards any trained parameter), and QLoRA's bf16 dequantized layer.
 func (e *Evaluator) shardAdapted(p Plan, s *StageMemory, moe bool) {
 	m := e.m
-	layers := m.layersParams(p.TP, s.Layers-s.MoELayers, s.MoELayers)
+	layers, ends := e.stageBaseParams(p, *s)
 	s.AdapterParams = m.stageAdapterParams(p, s.Layers-s.MoELayers, s.MoELayers)
 	n := p.ShardDegree()
-	base := FrozenBaseBytes(layers, s.Params-layers, p.BaseDType)
+	base := FrozenBaseBytes(layers, ends, p.BaseDType)
 	if p.ZeRO == 3 {
 		base /= float64(n)
 	}
@@ -146,6 +146,19 @@ func (e *Evaluator) shardAdapted(p Plan, s *StageMemory, moe bool) {
 	if p.ZeRO == 3 && n > 1 {
 		s.GatherBuffers = e.adaptedGather(p, moe)
 	}
+}
+
+// stageBaseParams splits stage s's frozen base into its transformer
+// layers, routed experts included (s.Params leaves the stage's local
+// experts to s.ExpertParams), which take the base dtype, and the
+// embedding, final norm and output layer (ends), which stay bf16.
+func (e *Evaluator) stageBaseParams(p Plan, s StageMemory) (layers, ends float64) {
+	m := e.m
+	layers = float64(s.Layers-s.MoELayers) * m.layerParams(p.TP, false)
+	if s.MoELayers > 0 {
+		layers += float64(s.MoELayers) * m.nonExpertLayerParams(p.TP, true)
+	}
+	return layers + s.ExpertParams, s.Params - layers
 }
 
 // dequantBuffer is QLoRA's bf16 compute copy: the 4-bit weights are
@@ -172,7 +185,7 @@ func (e *Evaluator) adaptedGather(p Plan, moe bool) hardware.Bytes {
 func (e *Evaluator) adaptedStateLines(p Plan, s StageMemory) []Line {
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
 	n := p.ShardDegree()
-	layers := e.m.layersParams(p.TP, s.Layers-s.MoELayers, s.MoELayers)
+	layers, ends := e.stageBaseParams(p, s)
 	baseName, baseSrc := "frozen base weights ("+p.BaseDType.String()+"; embedding and output bf16)", srcFrozen
 	per := perParam(p.BaseDType.Bytes())
 	if p.BaseDType == BaseNF4 {
@@ -181,7 +194,7 @@ func (e *Evaluator) adaptedStateLines(p Plan, s StageMemory) []Line {
 		baseSrc = srcQLoRA
 	}
 	baseF := fmt.Sprintf("%s x %s layer params/GPU + 2 B/param x %s embedding/output params/GPU (stage %d of pp=%d, tp=%d)",
-		per, FormatCount(layers), FormatCount(s.Params-layers), s.Stage, p.PP, p.TP)
+		per, FormatCount(layers), FormatCount(ends), s.Stage, p.PP, p.TP)
 	ad := fmt.Sprintf("%s adapter params/GPU (r=%d on %s: r*(in+out) per matrix)", FormatCount(s.AdapterParams), p.LoRARank, p.LoRATargets)
 	return []Line{
 		{Name: baseName, Group: GroupStates, Bytes: s.BaseWeights, Formula: sharded(baseF, p.ZeRO, 3, n), Source: baseSrc},

@@ -179,7 +179,7 @@ func (m *Model) nonExpertLayerParams(t int, moe bool) float64 {
 	if !moe {
 		return m.layerParams(t, false)
 	}
-	return m.attentionParams(t) + 2*m.normWidth() + m.moeSharedParams(t)
+	return m.attentionParams(t) + float64(m.normsPerLayer())*m.normWidth() + m.moeSharedParams(t)
 }
 
 // embeddingParams is the input embedding on one TP rank.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
@@ -34,7 +35,7 @@ func runModels(args []string, stdout, stderr io.Writer) error {
 			m.Name, m.Family, costmodel.FormatCount(p.Total), costmodel.FormatCount(p.Active), m.Layers, m.Hidden,
 			fmt.Sprintf("%d/%d", m.Heads, m.KVHeads), ffnOf(m), m.Vocab, m.MaxSeq)
 	}
-	fmt.Fprintln(stdout, "\naliases: llama3-8b, llama3-70b, llama3-405b (= llama3.1-*), gpt3; --model also takes a config.json path")
+	fmt.Fprintf(stdout, "\n%s\n", wrapText("aliases: llama3-8b, llama3-70b, llama3-405b (= llama3.1-*), gpt3; --model also takes a config.json path", textWidth, "  "))
 	return nil
 }
 
@@ -57,8 +58,13 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, gpus)
 	}
-	fmt.Fprintf(stdout, "%-10s %-10s %-14s %12s %12s %10s %14s %6s %12s\n",
-		"NAME", "HBM", "QUOTED", "BF16 DENSE", "FP8 DENSE", "HBM BW", "SCALE-UP/DIR", "DOMAIN", "SCALE-OUT/DIR")
+	qw := len("QUOTED") // the quoted capacity's column, as wide as its longest
+	for _, g := range gpus {
+		q, _, _ := cutFirst(g.HBMQuoted)
+		qw = max(qw, len(q))
+	}
+	fmt.Fprintf(stdout, "%-10s %-8s %-*s %12s %12s %9s %12s %6s %13s\n",
+		"NAME", "HBM", qw, "QUOTED", "BF16 DENSE", "FP8 DENSE", "HBM BW", "SCALE-UP/DIR", "DOMAIN", "SCALE-OUT/DIR")
 	for _, g := range gpus {
 		fp8 := "-"
 		if g.PeakFP8 > 0 {
@@ -69,20 +75,20 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 			out = g.ScaleOut.String()
 		}
 		quoted, _, _ := cutFirst(g.HBMQuoted)
-		fmt.Fprintf(stdout, "%-10s %-10v %-14s %12v %12s %10v %14v %6d %12s\n",
-			g.Name, g.HBM, quoted, g.PeakBF16, fp8, g.MemBandwidth, g.ScaleUp, g.ScaleUpDomain, out)
+		fmt.Fprintf(stdout, "%-10s %-8v %-*s %12v %12s %9v %12v %6d %13s\n",
+			g.Name, g.HBM, qw, quoted, g.PeakBF16, fp8, g.MemBandwidth, g.ScaleUp, g.ScaleUpDomain, out)
 		if *sources {
 			for _, k := range []string{"hbm_bytes", "hbm_quoted", "peak", "mem_bandwidth", "scale_up", "scale_out"} {
-				fmt.Fprintf(stdout, "    %-13s %s\n", k, g.Sources[k])
+				fmt.Fprintf(stdout, "    %-13s %s\n", k, wrapText(g.Sources[k], textWidth, srcIndent))
 			}
 			if g.SustainedClock > 0 {
-				fmt.Fprintf(stdout, "    %-13s %.0f%% of the datasheet peak under load: %s\n", "clock", 100*g.SustainedClock, g.Sources["sustained_clock"])
+				fmt.Fprintf(stdout, "    %-13s %s\n", "clock", wrapText(fmt.Sprintf("%.0f%% of the datasheet peak under load: %s", 100*g.SustainedClock, g.Sources["sustained_clock"]), textWidth, srcIndent))
 			}
 			if g.TDP > 0 {
-				fmt.Fprintf(stdout, "    %-13s %v: %s\n", "tdp", g.TDP, g.Sources["tdp"])
+				fmt.Fprintf(stdout, "    %-13s %s\n", "tdp", wrapText(fmt.Sprintf("%v: %s", g.TDP, g.Sources["tdp"]), textWidth, srcIndent))
 			}
 			if g.Notes != "" {
-				fmt.Fprintf(stdout, "    %-13s %s\n", "note", g.Notes)
+				fmt.Fprintf(stdout, "    %-13s %s\n", "note", wrapText(g.Notes, textWidth, srcIndent))
 			}
 		}
 	}
@@ -91,6 +97,9 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "mem_bandwidth_gb_per_s, scale_up_gb_per_s_per_direction, scale_up_domain, scale_out_gbit_per_s.")
 	return nil
 }
+
+// srcIndent is where a GPU's source lines wrap to, under their text.
+var srcIndent = strings.Repeat(" ", 18)
 
 // cutFirst keeps the leading "80 GB" of a quoted capacity like
 // "80 GB HBM3".

@@ -173,7 +173,7 @@
 //
 // Text output keeps to 100 columns where it can: prose wraps, and the
 // plan table shows the GPUs and exposed-communication columns only with
-// --wide.
+// --wide (estimate, serve and validate take --wide too).
 //
 // The best plans for Llama 3 405B on 128 H100s, by throughput:
 //

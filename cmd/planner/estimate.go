@@ -13,6 +13,7 @@ type estimateFlags struct {
 	mode    string
 	json    bool
 	stages  bool
+	wide    bool
 	cluster clusterFlags
 	plan    planFlags
 	assume  assumptionFlags
@@ -29,6 +30,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.mode, "mode", "train", "train or serve")
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units (bytes as integers)")
 	fs.BoolVar(&f.stages, "stages", false, "also print every pipeline stage's memory")
+	fs.BoolVar(&f.wide, "wide", false, "text tables with every column (why each change helps, collective algorithms and groups), past 100 columns")
 	f.cluster.register(fs)
 	f.plan.register(fs)
 	f.assume.register(fs)
@@ -109,13 +111,13 @@ func (f *estimateFlags) train(m *costmodel.Model, a costmodel.Assumptions, w io.
 	if f.json {
 		return writeEstimateJSON(w, r, spec)
 	}
-	writeTrainReport(w, m, r, f.stages)
+	writeTrainReport(w, m, r, f.stages, f.wide)
 	f.fw.write(w)
 	writeEstimateRun(w, r, spec)
 	return nil
 }
 
-func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stages bool) {
+func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stages, wide bool) {
 	p := r.Plan
 	header(w, "model", m.Name+": "+describeModel(m))
 	header(w, "cluster", describeCluster(r.Cluster))
@@ -130,12 +132,12 @@ func writeTrainReport(w io.Writer, m *costmodel.Model, r *costmodel.Report, stag
 	writeHost(w, r.Host)
 	if !r.Memory.Fits || r.Host != nil && !r.Host.Fits {
 		writeLargest(w, r.Memory)
-		writeLevers(w, r.Levers)
+		writeLevers(w, r.Levers, wide)
 	}
 	if stages {
 		writeStages(w, r)
 	}
-	writeTraffic(w, r)
+	writeTraffic(w, r, wide)
 	writeStepTime(w, r)
 	writeAssumptions(w, r.Assumptions)
 	writeStepAssumptions(w, r.Assumptions, r.Cluster.GPU)

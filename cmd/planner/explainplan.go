@@ -63,7 +63,7 @@ func checkPlanString(p costmodel.Plan) error {
 func writePlanParts(w io.Writer, s string, p costmodel.Plan) {
 	fmt.Fprintln(w, s)
 	part := func(field, meaning string, args ...any) {
-		fmt.Fprintf(w, "  %-11s %s\n", field, fmt.Sprintf(meaning, args...))
+		fmt.Fprintf(w, "  %-11s %s\n", field, wrapText(fmt.Sprintf(meaning, args...), textWidth, strings.Repeat(" ", 14)))
 	}
 	part(fmt.Sprintf("tp%d", p.TP), "tensor parallelism: each layer's weights split over %s (best inside one NVLink domain)", plural(p.TP, "GPU", "GPUs"))
 	part(fmt.Sprintf("pp%d", p.PP), "pipeline parallelism: the layers in %s, one after the other", plural(p.PP, "stage", "stages"))

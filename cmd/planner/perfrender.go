@@ -4,30 +4,69 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/hardware"
 )
 
 // writeTraffic prints the collectives of one step on the slowest stage.
-func writeTraffic(w io.Writer, r *costmodel.Report) {
+// The columns are as wide as their contents; the algorithm and the
+// communicator's placement (group) only with wide, so the table keeps to
+// textWidth columns.
+func writeTraffic(w io.Writer, r *costmodel.Report, wide bool) {
 	b := r.Performance.Breakdown
 	fmt.Fprintf(w, "\ncommunication per GPU per step, %s (the slowest):\n", stageOf(b.Stage, r.Plan.PP))
 	if len(r.Traffic) == 0 {
 		fmt.Fprintln(w, "  none (no parallel dimension above 1)")
 		return
 	}
-	const nw = 48
-	fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10s %10s %10s  %s\n", nw, "collective", "operation", "tier", "algo", "bytes/GPU", "time", "exposed", "group")
 	var bytes, net hardware.Bytes
 	var t, x hardware.Seconds
+	rows := [][]string{{"collective", "operation", "tier", "algo", "bytes", "time", "exposed", "group"}}
 	for _, l := range r.Traffic {
-		fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10v %10v %10v  %s\n", nw, l.Name, l.Collective, l.Tier, l.Algorithm,
-			l.Bytes, l.Time, l.Exposed, l.Group)
+		rows = append(rows, []string{l.Name, fmt.Sprint(l.Collective), fmt.Sprint(l.Tier), fmt.Sprint(l.Algorithm),
+			l.Bytes.String(), l.Time.String(), l.Exposed.String(), l.Group})
 		bytes, net, t, x = bytes+l.Bytes, net+l.NetworkBytes, t+l.Time, x+l.Exposed
 	}
-	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", nw+60))
-	fmt.Fprintf(w, "  %-*s %-14s %-7s %-6s %10v %10v %10v  %v of it over the network\n", nw, "total", "", "", "", bytes, t, x, net)
+	overNet := net.String() + " of it over the network"
+	total := []string{"total", "", "", "", bytes.String(), t.String(), x.String(), overNet}
+	widths := make([]int, 8)
+	for _, row := range append(rows, total) {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	// line formats the cells: text columns padded on the right, the byte
+	// and time columns on the left; group, the last, unpadded.
+	line := func(row []string) string {
+		var s strings.Builder
+		for i, c := range row[:7] {
+			switch {
+			case i == 3 && !wide:
+			case i < 4:
+				fmt.Fprintf(&s, " %-*s", widths[i], c)
+			default:
+				fmt.Fprintf(&s, "  %*s", widths[i], c)
+			}
+		}
+		if wide {
+			s.WriteString("  " + row[7])
+		}
+		return " " + strings.TrimRight(s.String(), " ")
+	}
+	for _, row := range rows {
+		fmt.Fprintln(w, line(row))
+	}
+	rule := utf8.RuneCountInString(line(total)) - 2
+	if wide {
+		rule -= 2 + utf8.RuneCountInString(overNet)
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", rule))
+	fmt.Fprintln(w, line(total))
+	if !wide {
+		fmt.Fprintf(w, "  %s\n", overNet)
+	}
 }
 
 // writeStepTime prints the step-time breakdown and the throughput.
@@ -35,7 +74,9 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	perf, p := r.Performance, r.Plan
 	b := perf.Breakdown
 	fmt.Fprintf(w, "\nstep time, %s, %s:\n", stageOf(b.Stage, p.PP), plural(b.MicroBatches, "micro-batch", "micro-batches"))
+	// line prints one row; a note wraps under its own column.
 	line := func(name string, v hardware.Seconds, note string) {
+		note = wrapText(note, textWidth, strings.Repeat(" ", 2+40+1+10+2))
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
 	}
 	line("compute: forward and backward", b.Compute,

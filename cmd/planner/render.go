@@ -68,7 +68,9 @@ func writeLargest(w io.Writer, inv costmodel.Inventory) {
 	fmt.Fprintf(w, "\n%s\n", wrapText("largest lines: "+strings.Join(parts, "; "), textWidth, "  "))
 }
 
-func writeLevers(w io.Writer, levers []costmodel.Lever) {
+// writeLevers prints what would shrink the peak; why each change helps
+// only with wide, so the table keeps to textWidth columns.
+func writeLevers(w io.Writer, levers []costmodel.Lever, wide bool) {
 	if len(levers) == 0 {
 		fmt.Fprintln(w, "no single change to this plan lowers the peak; try more GPUs or a smaller model")
 		return
@@ -79,7 +81,11 @@ func writeLevers(w io.Writer, levers []costmodel.Lever) {
 		if l.Fits {
 			fit, speed = "fits", fmt.Sprintf("%v, %s", l.StepTime, hardware.Grouped(l.TokensPerSecondPerGPU))
 		}
-		fmt.Fprintf(w, "  %-28s %10v  %-10s  %-18s  %s\n", l.Change, l.Peak, fit, speed, l.Why)
+		why := ""
+		if wide {
+			why = l.Why
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-28s %10v  %-10s  %-18s  %s", l.Change, l.Peak, fit, speed, why), " "))
 	}
 }
 

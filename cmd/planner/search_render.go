@@ -46,8 +46,8 @@ func writeSearchText(w io.Writer, m *costmodel.Model, r *search.Result, wide boo
 		writeFrontierTable(w, r.Frontier, wide)
 	}
 	if len(r.Plans) == 0 {
-		writeMissesText(w, r)
-		writeFineTune(w, r)
+		writeMissesText(w, r, wide)
+		writeFineTune(w, r, wide)
 	}
 	fmt.Fprintf(w, "\n%s; rejected:\n", candidatesLine(r))
 	for _, rs := range rejections(r.Counts) {
@@ -104,10 +104,10 @@ func writePlanTable(w io.Writer, plans []search.Ranked, wide bool) {
 		gpus = func(s string) string { return fmt.Sprintf(" %6s", s) }
 		comm = func(s string) string { return "  " + s }
 	}
-	fmt.Fprintf(w, "  %3s  %-*s%s %9s %9s %9s %12s %6s%s\n", "#", pw, "plan", gpus("GPUs"), "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", comm("exposed comm"))
+	fmt.Fprintf(w, "  %3s  %-*s%s %8s %8s %9s %12s %6s%s\n", "#", pw, "plan", gpus("GPUs"), "peak/GPU", "headroom", "step time", "tokens/s/GPU", "MFU", comm("exposed comm"))
 	for i, p := range plans {
 		pf := p.Performance
-		fmt.Fprintf(w, "  %3d  %-*s%s %9v %9v %9v %12s %6s%s\n", i+1, pw, p.PlanString, gpus(strconv.Itoa(p.GPUs)), p.Peak, p.Headroom,
+		fmt.Fprintf(w, "  %3d  %-*s%s %8v %8v %9v %12s %6s%s\n", i+1, pw, p.PlanString, gpus(strconv.Itoa(p.GPUs)), p.Peak, p.Headroom,
 			pf.StepTime, hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), comm(exposedComm(pf)))
 	}
 }
@@ -128,7 +128,7 @@ func writeFrontierTable(w io.Writer, f []search.Ranked, wide bool) {
 	}
 }
 
-func writeMissesText(w io.Writer, r *search.Result) {
+func writeMissesText(w io.Writer, r *search.Result, wide bool) {
 	if len(r.Misses) == 0 {
 		return
 	}
@@ -140,8 +140,8 @@ func writeMissesText(w io.Writer, r *search.Result) {
 	for _, m := range r.Misses {
 		fmt.Fprintf(w, "  %-*s %10v %10v over\n", pw, m.PlanString, m.Peak, m.Over)
 	}
-	fmt.Fprintf(w, "\nfor the nearest, ")
-	writeLevers(w, r.Levers)
+	fmt.Fprintf(w, "\nfor the nearest:\n")
+	writeLevers(w, r.Levers, wide)
 }
 
 func planWidth(rs []search.Ranked) int {

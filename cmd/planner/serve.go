@@ -17,6 +17,7 @@ type serveCmdFlags struct {
 	gpusPerNode int
 	json        bool
 	markdown    bool
+	wide        bool
 	top         int
 	assume      assumptionFlags
 	serve       serveFlags
@@ -32,6 +33,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.gpusPerNode, "gpus-per-node", 0, "GPUs per node, the NVLink domain (default: the GPU's)")
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units (bytes, seconds)")
 	fs.BoolVar(&f.markdown, "markdown", false, "print Markdown tables")
+	fs.BoolVar(&f.wide, "wide", false, "text tables with every column (tokens/s per user, requests in flight, the alternatives' GPUs and headroom), past 100 columns")
 	fs.IntVar(&f.top, "top", 8, "layouts to list (0: all)")
 	f.assume.register(fs)
 	f.serve.register(fs)
@@ -60,12 +62,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	case f.markdown:
 		writeServeResult(stdout, q, r, f.top, markdownStyle)
 	default:
-		writeServeResult(stdout, q, r, f.top, textStyle)
+		writeServeResult(stdout, q, r, f.top, f.textStyle())
 	}
 	if err == nil && r.Best() == nil {
 		err = errNothingFits
 	}
 	return err
+}
+
+// textStyle is the text layout --wide asks for.
+func (f *serveCmdFlags) textStyle() tableStyle {
+	if f.wide {
+		return wideStyle
+	}
+	return textStyle
 }
 
 // query turns the flags into a search query.

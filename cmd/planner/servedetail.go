@@ -11,7 +11,7 @@ import (
 // writeMemory prints one layout's per-GPU inventory and capacity.
 func writeMemory(w io.Writer, r *costmodel.ServeReport, s tableStyle) {
 	inv := r.Memory
-	if s == textStyle {
+	if s != markdownStyle {
 		writeInventory(w, inv, r.Assumptions.HBMFraction)
 	} else {
 		t := table{header: []string{"line", "bytes", "formula"}, right: []bool{false, true, false}}
@@ -72,8 +72,9 @@ func bound(t costmodel.ServeStep) string {
 // alternativesTable sets the three answers side by side.
 func alternativesTable(alts []search.Alternative) table {
 	t := table{
-		header: []string{"answer", "change", "GPUs", "layout", "headroom/GPU", "TTFT", "TPOT", "tok/s/user", "tok/s"},
-		right:  []bool{false, false, false, false, true, true, true, true, true},
+		header:   []string{"answer", "change", "GPUs", "layout", "headroom/GPU", "TTFT", "TPOT", "tok/s/user", "tok/s"},
+		right:    []bool{false, false, false, false, true, true, true, true, true},
+		optional: []bool{2: true, 4: true, 7: true}, // GPUs (the layout's), headroom, 1/TPOT
 	}
 	for _, a := range alts {
 		if a.Best == nil {

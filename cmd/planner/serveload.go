@@ -150,7 +150,7 @@ func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) erro
 	case f.markdown:
 		writeLoadResult(stdout, q, r, f.top, markdownStyle)
 	default:
-		writeLoadResult(stdout, q, r, f.top, textStyle)
+		writeLoadResult(stdout, q, r, f.top, f.textStyle())
 	}
 	return nil
 }

@@ -95,8 +95,9 @@ func loadAnswerLine(r *search.LoadResult) string {
 // loadTable lists the layouts that meet the targets.
 func loadTable(r *search.LoadResult, top int) table {
 	t := table{
-		header: []string{"rank", "layout", "GPUs", "TTFT", "TPOT", "tok/s/user", "tok/s/GPU", "GPU-s/token", "in flight/replica", "KV slots"},
-		right:  []bool{true, false, true, true, true, true, true, true, true, true},
+		header:   []string{"rank", "layout", "GPUs", "TTFT", "TPOT", "tok/s/user", "tok/s/GPU", "GPU-s/token", "in flight/replica", "KV slots"},
+		right:    []bool{true, false, true, true, true, true, true, true, true, true},
+		optional: []bool{5: true, 8: true}, // 1/TPOT, in flight
 	}
 	for i, l := range r.Layouts {
 		if top > 0 && i >= top {

@@ -110,8 +110,9 @@ func gpuCount(n int, gpu string, perNode int) string {
 
 func layoutTable(r *search.ServeResult, top int) table {
 	t := table{
-		header: []string{"rank", "layout", "holds", "weights/HBM", "users fit", "longest ctx", "TTFT", "TPOT", "tok/s/user", "tok/s"},
-		right:  []bool{true, false, false, true, true, true, true, true, true, true},
+		header:   []string{"rank", "layout", "holds", "weights/HBM", "users fit", "longest ctx", "TTFT", "TPOT", "tok/s/user", "tok/s"},
+		right:    []bool{true, false, false, true, true, true, true, true, true, true},
+		optional: []bool{8: true}, // 1/TPOT
 	}
 	for i, l := range r.Layouts {
 		if top > 0 && i >= top {

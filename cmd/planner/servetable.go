@@ -14,14 +14,18 @@ type tableStyle int
 const (
 	textStyle tableStyle = iota
 	markdownStyle
+	// wideStyle is textStyle with every column of every table (--wide).
+	wideStyle
 )
 
 // table is a header and rows of cells; right marks the columns aligned
-// to the right (numbers) in text.
+// to the right (numbers) in text; optional the columns textStyle leaves
+// out to keep to textWidth (wideStyle and Markdown show them).
 type table struct {
-	header []string
-	right  []bool
-	rows   [][]string
+	header   []string
+	right    []bool
+	optional []bool
+	rows     [][]string
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -41,8 +45,11 @@ func (t table) write(w io.Writer, s tableStyle) {
 	for _, row := range append([][]string{t.header}, t.rows...) {
 		var b strings.Builder
 		for i, c := range row {
+			if s == textStyle && i < len(t.optional) && t.optional[i] {
+				continue
+			}
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if i > 0 {
+			if b.Len() > 0 {
 				b.WriteString("  ")
 			}
 			if i < len(t.right) && t.right[i] {
@@ -76,7 +83,7 @@ func heading(w io.Writer, s tableStyle, text string) {
 		fmt.Fprintf(w, "\n### %s\n\n", text)
 		return
 	}
-	fmt.Fprintf(w, "\n%s:\n", text)
+	fmt.Fprintf(w, "\n%s\n", wrapText(text+":", textWidth, "  "))
 }
 
 // field prints one "key value" line of a header block.
@@ -85,7 +92,7 @@ func field(w io.Writer, s tableStyle, key, value string) {
 		fmt.Fprintf(w, "- **%s** %s\n", key, value)
 		return
 	}
-	fmt.Fprintf(w, "%-8s %s\n", key, value)
+	header(w, key, value)
 }
 
 // line prints a sentence inside a section.
@@ -95,5 +102,8 @@ func line(w io.Writer, s tableStyle, format string, args ...any) {
 		fmt.Fprintln(w, text+"  ")
 		return
 	}
-	fmt.Fprintln(w, "  "+text)
+	// Text wraps at textWidth, continuation lines two columns in from
+	// the line's own indent.
+	lead := "  " + text[:len(text)-len(strings.TrimLeft(text, " "))]
+	fmt.Fprintln(w, lead+wrapText(text, textWidth, lead+"  "))
 }

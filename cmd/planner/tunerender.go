@@ -48,23 +48,30 @@ func jobTune(j search.Job) string {
 
 // writeFineTune prints the fine-tuning alternatives of a search in which
 // nothing fits, each with its best plan or its nearest miss, and the
-// answer they add up to.
-func writeFineTune(w io.Writer, r *search.Result) {
+// answer they add up to. The plan and what each alternative is only with
+// wide, so the table keeps to textWidth columns.
+func writeFineTune(w io.Writer, r *search.Result, wide bool) {
 	if len(r.FineTune) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nas a fine-tune on %d GPUs: each alternative searched over the same layouts (best plan, or nearest miss):\n", r.Searched[1])
+	fmt.Fprintf(w, "\n%s\n", wrapText(fmt.Sprintf("as a fine-tune on %d GPUs: each alternative searched over the same layouts (best plan, or nearest miss):", r.Searched[1]), textWidth, "  "))
 	cw, pw := len("change"), len("plan")
 	for _, a := range r.FineTune {
 		cw = max(cw, len(a.Change))
 		pw = max(pw, len(altPlan(a)))
 	}
-	fmt.Fprintf(w, "  %-*s  %-*s %10s %10s %13s %6s  %s\n", cw, "change", pw, "plan", "peak/GPU", "step time", "tokens/s/GPU", "MFU", "what")
+	row := func(change, plan, peak, step, speed, mfu, what string) {
+		if !wide {
+			fmt.Fprintf(w, "  %-*s %10s %10s %13s %6s\n", cw, change, peak, step, speed, mfu)
+			return
+		}
+		fmt.Fprintf(w, "  %-*s  %-*s %10s %10s %13s %6s  %s\n", cw, change, pw, plan, peak, step, speed, mfu, what)
+	}
+	row("change", "plan", "peak/GPU", "step time", "tokens/s/GPU", "MFU", "what")
 	for _, a := range r.FineTune {
 		if b := a.Best; b != nil {
 			pf := b.Performance
-			fmt.Fprintf(w, "  %-*s  %-*s %10v %10v %13s %6s  %s\n", cw, a.Change, pw, altPlan(a), b.Peak, pf.StepTime,
-				hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), a.Kind)
+			row(a.Change, altPlan(a), b.Peak.String(), pf.StepTime.String(), hardware.Grouped(pf.TokensPerSecondPerGPU), pct(pf.MFU), a.Kind)
 			continue
 		}
 		peak, over := "-", "no plan"
@@ -74,9 +81,9 @@ func writeFineTune(w io.Writer, r *search.Result) {
 				over = "the offloaded states exceed the host memory budget"
 			}
 		}
-		fmt.Fprintf(w, "  %-*s  %-*s %10s %10s %13s %6s  %s (does not fit: %s)\n", cw, a.Change, pw, altPlan(a), peak, "-", "-", "-", a.Kind, over)
+		row(a.Change, altPlan(a), peak, "-", "-", "-", a.Kind+" (does not fit: "+over+")")
 	}
-	fmt.Fprintf(w, "answer: %s\n", r.FineTuneAnswer)
+	fmt.Fprintln(w, wrapText("answer: "+r.FineTuneAnswer, textWidth, "  "))
 }
 
 func altPlan(a search.FineTuneAlternative) string {

@@ -20,6 +20,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	serving := fs.Bool("serving", false, "check the serving model against costmodel/servingcal/testdata/measured-serving.csv instead")
 	loeo := fs.Bool("leave-one-engine-out", false, "with --serving: also refit without each engine and score it (about a minute)")
 	top := fs.Int("top", 20, "with --serving: rows to list, largest TTFT error first (0: all)")
+	wide := fs.Bool("wide", false, "text tables with every column (each row's assumed settings, memory budgets and reasons), past 100 columns")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,15 +56,15 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, validationJSON(cmp, fit, feasible, memory, loso, checks))
 	}
-	fmt.Fprintf(stdout, "calibration set: %d rows of %s; %d compared, %d not modeled\n", len(rows), from, len(cmp.Results), len(cmp.Skipped))
+	fmt.Fprintln(stdout, wrapText(fmt.Sprintf("calibration set: %d rows, %d compared, %d not modeled; from %s", len(rows), len(cmp.Results), len(cmp.Skipped), from), textWidth, "  "))
 	writeFit(stdout, fit, base)
-	writeResults(stdout, cmp.Results)
+	writeResults(stdout, cmp.Results, *wide)
 	writeSummaries(stdout, cmp)
 	writePresets(stdout, cmp.Results)
 	writeGroups(stdout, cmp)
 	writeLOSO(stdout, loso)
 	writeTargets(stdout, checks)
-	writeMemoryTable(stdout, memory)
+	writeMemoryTable(stdout, memory, *wide)
 	writeSkipped(stdout, cmp.Skipped)
 	return nil
 }
@@ -93,17 +94,17 @@ func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 			calibration.FitSubset, d.GEMMEfficiency, d.HBMEfficiency, d.ScaleUpEfficiency)
 		return
 	}
-	fmt.Fprintf(w, "\nfitted parameters (Nelder-Mead, squared log error, on the fit set %s: %d measured times; every other row is held out):\n",
-		calibration.FitSubset, f.Points)
-	fmt.Fprintf(w, "  GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency), NVLink efficiency %.3f (defaults %.3f, %.3f, %.3f); HBM efficiency %.3f (fitted on %s)\n",
+	fmt.Fprintf(w, "\n%s\n", wrapText(fmt.Sprintf("fitted parameters (Nelder-Mead, squared log error, on the fit set %s: %d measured times; every other row is held out):",
+		calibration.FitSubset, f.Points), textWidth, "  "))
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency), NVLink efficiency %.3f (defaults %.3f, %.3f, %.3f); HBM efficiency %.3f (fitted on %s)",
 		f.Values[0].Value, f.Values[1].Value, f.ScaleUpEfficiency, d.GEMMEfficiency, d.AttentionEfficiency, d.ScaleUpEfficiency,
-		d.HBMEfficiency, "korthikanti2022_table4")
+		d.HBMEfficiency, "korthikanti2022_table4"), textWidth, "    "))
 	how := fmt.Sprintf("refitted in %d evaluations", f.Evaluations)
 	if f.Evaluations == 0 {
 		how = "at the defaults, which a test holds to the fit (--refit refits)"
 	}
-	fmt.Fprintf(w, "  fit quality: RMS log error %.2f%%, largest error %.2f%%, %s\n",
-		100*f.RMSLogError, 100*f.MaxAbsError, how)
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("fit quality: RMS log error %.2f%%, largest error %.2f%%, %s",
+		100*f.RMSLogError, 100*f.MaxAbsError, how), textWidth, "    "))
 }
 
 // value formats a measurement in its metric.
@@ -117,11 +118,20 @@ func value(m calibration.Metric, v float64) string {
 	return hardware.Seconds(v).String()
 }
 
-func writeResults(w io.Writer, results []calibration.Result) {
-	fmt.Fprintf(w, "\n%-6s %-30s %-24s %13s %13s %8s  %s\n", "row", "source", "model", "predicted", "measured", "error", "assumed (not stated by the source)")
+// writeResults prints each compared row; the settings the planner
+// assumed for it only with wide, so the table keeps to textWidth columns.
+func writeResults(w io.Writer, results []calibration.Result, wide bool) {
+	assumed := func(s string) string {
+		if wide {
+			return s
+		}
+		return ""
+	}
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("\n%-6s %-30s %-24s %13s %13s %8s  %s", "row", "source", "model", "predicted", "measured", "error",
+		assumed("assumed (not stated by the source)")), " "))
 	for _, r := range results {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-6s %-30s %-24s %13s %13s %+7.1f%%  %s", r.Row.ID(), r.Row.Source(), clip(r.Model.Name, 24),
-			value(r.Target.Metric, r.Predicted), value(r.Target.Metric, r.Measured), 100*r.Err, strings.Join(r.Assumed, ", ")), " "))
+			value(r.Target.Metric, r.Predicted), value(r.Target.Metric, r.Measured), 100*r.Err, assumed(strings.Join(r.Assumed, ", "))), " "))
 	}
 }
 
@@ -157,6 +167,6 @@ func writeSummaries(w io.Writer, cmp calibration.Comparison) {
 func writeSkipped(w io.Writer, skipped []calibration.Skip) {
 	fmt.Fprintln(w, "\nnot modeled:")
 	for _, s := range skipped {
-		fmt.Fprintf(w, "  %-6s %-30s %s\n", s.Row.ID(), s.Row.Source(), s.Reason)
+		fmt.Fprintf(w, "  %-6s %-30s %s\n", s.Row.ID(), s.Row.Source(), wrapText(s.Reason, textWidth, strings.Repeat(" ", 2+6+1+30+1)))
 	}
 }

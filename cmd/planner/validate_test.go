@@ -49,7 +49,7 @@ func TestValidateReadsCSV(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "two.csv")
 	os.WriteFile(path, []byte(lines[0]+lines[23]+lines[24]), 0o644) // r0023, r0024
 	code, out, errs := runCLI(t, "validate", "--csv", path)
-	if code != 0 || !strings.Contains(out, "2 rows of "+path+"; 2 compared, 0 not modeled") {
+	if code != 0 || !strings.Contains(out, "calibration set: 2 rows, 2 compared, 0 not modeled; from") || !strings.Contains(out, path) {
 		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
 	}
 	for _, tt := range []struct{ file, want string }{

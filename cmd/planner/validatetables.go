@@ -11,7 +11,7 @@ import (
 
 // writeGroups prints one line per source x GPU generation x format.
 func writeGroups(w io.Writer, cmp calibration.Comparison) {
-	fmt.Fprintf(w, "\nper group (source x GPU generation x format); signed = median of predicted/measured speed - 1 (+ is optimistic):\n")
+	fmt.Fprintf(w, "\n%s\n", wrapText("per group (source x GPU generation x format); signed = median of predicted/measured speed - 1 (+ is optimistic):", textWidth, "  "))
 	fmt.Fprintf(w, "  %-32s %-9s %-13s %5s %8s %8s %8s\n", "source", "GPU", "format", "rows", "median", "signed", "p90")
 	for _, g := range cmp.Groups {
 		fmt.Fprintf(w, "  %-32s %-9s %-13s %5d %7.1f%% %+7.1f%% %7.1f%%\n", g.Source, g.Generation, g.Format, g.Rows,
@@ -74,12 +74,26 @@ func writePresets(w io.Writer, results []calibration.Result) {
 // memory or ran out of memory: the predicted peak, the measured value in
 // its own measure, the error and why it is not within 10%, whether it is
 // predicted to fit at the budget the source ran under, and the summary.
-func writeMemoryTable(w io.Writer, t calibration.MemoryTable) {
+//
+// The budget of the fit and the measure and reason only with wide, so
+// the table keeps to textWidth columns.
+func writeMemoryTable(w io.Writer, t calibration.MemoryTable, wide bool) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nmemory (rows that report a measured per-GPU memory or an out-of-memory run; predicted = the peak stage's inventory):")
-	fmt.Fprintf(w, "  %-6s %-26s %-24s %10s %10s %8s %-14s %s\n", "row", "source", "model", "predicted", "measured", "error", "fit", "measure; within 10% or why not")
+	fmt.Fprintf(w, "\n%s\n", wrapText("memory (rows that report a measured per-GPU memory or an out-of-memory run; predicted = the peak stage's inventory):", textWidth, "  "))
+	mw := 20 // model column
+	if wide {
+		mw = 24
+	}
+	row := func(cells ...string) {
+		if !wide {
+			cells = cells[:7]
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-6s %-26s %-*s %10s %10s %8s %-14s %s", cells[0], cells[1], mw, cells[2],
+			cells[3], cells[4], cells[5], cells[6], strings.Join(cells[7:], "")), " "))
+	}
+	row("row", "source", "model", "predicted", "measured", "error", "fit", "measure; within 10% or why not")
 	for _, m := range t.Rows {
 		fit := "fits"
 		if !m.Fits {
@@ -95,15 +109,17 @@ func writeMemoryTable(w io.Writer, t calibration.MemoryTable) {
 			errText = fmt.Sprintf("%+.1f%%", 100*m.Err)
 			why = m.Metric + "; " + m.Reason
 		}
-		fmt.Fprintf(w, "  %-6s %-26s %-24s %10s %10s %8s %-14s %s\n", m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), 24),
-			fmt.Sprintf("%.1f %s", float64(m.Peak)/unitBytes(m.Unit), unitOr(m.Unit)), measured, errText,
-			fmt.Sprintf("%s (%s %v)", fit, budget, m.Budget), why)
+		if wide {
+			fit = fmt.Sprintf("%s (%s %v)", fit, budget, m.Budget)
+		}
+		row(m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), mw),
+			fmt.Sprintf("%.1f %s", float64(m.Peak)/unitBytes(m.Unit), unitOr(m.Unit)), measured, errText, fit, why)
 	}
 	for _, s := range t.Skipped {
-		fmt.Fprintf(w, "  %-6s %-26s not modeled: %s\n", s.Row.ID(), clip(s.Row.Source(), 26), s.Reason)
+		fmt.Fprintf(w, "  %-6s %-26s %s\n", s.Row.ID(), clip(s.Row.Source(), 26), wrapText("not modeled: "+s.Reason, textWidth, strings.Repeat(" ", 2+6+1+26+1)))
 	}
-	fmt.Fprintf(w, "  summary: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d out-of-memory runs predicted not to fit\n",
-		t.Measured, t.Within, 100*t.Median, t.Fit, t.Ran, t.NotFit, t.OOM)
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("summary: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d out-of-memory runs predicted not to fit",
+		t.Measured, t.Within, 100*t.Median, t.Fit, t.Ran, t.NotFit, t.OOM), textWidth, "    "))
 }
 
 // unitBytes is the size of a memory unit as a source prints it.
