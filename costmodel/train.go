@@ -112,6 +112,9 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	if p.Offload != NoOffload {
 		lines = append(lines, offloadedGradientLine(s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
 	}
+	if s.StepGradCopy > 0 {
+		lines = append(lines, stepGradCopyLine(p, s))
+	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)
 }

@@ -203,12 +203,7 @@ func (c Case) memoryReason(m MemoryRow, rep *costmodel.Report, a costmodel.Assum
 		why = append(why, fmt.Sprintf("recompute not stated per row (%s assumed)", c.Plan.Recompute))
 	}
 	if c.HalfRecompute {
-		why = append(why, "selective AC predicted at the mean of no and full recompute")
-	}
-	if z := r.Get("zero_fsdp"); under && has(z, "deepspeed") && (has(z, "stage 1") || has(z, "stage 2")) {
-		grad := hardware.Bytes(4 * s.Params / float64(c.Plan.DP))
-		why = append(why, fmt.Sprintf("DeepSpeed's ZeRO-1/2 optimizer casts the gradient partition to fp32 for the step (%v at 4 bytes a parameter), which the inventory does not hold; with it the prediction is %+.1f%%",
-			grad, 100*(float64(m.Peak+grad)/float64(m.Measured)-1)))
+		why = append(why, "per-layer selective AC (every other layer checkpointed) predicted at the mean of no and full recompute")
 	}
 	if under && has(r.Source(), "torchtitan") && s.OutputActs*5 >= m.Peak {
 		tokens := c.Plan.MicroBatch * c.Plan.Seq / c.Plan.CP
