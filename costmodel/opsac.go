@@ -1,5 +1,15 @@
 package costmodel
 
+import (
+	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// srcOpSAC cites the op-level selective checkpointing policy.
+const srcOpSAC = "torchtitan torchtitan/models/llama/parallelize_llama.py (_save_list, _custom_policy); " +
+	"torch/utils/checkpoint.py (create_selective_checkpoint_contexts)"
+
 // Op-level selective activation checkpointing (Recompute OpSAC) as
 // torchtitan applies it to every transformer block (torchtitan/models/
 // llama/parallelize_llama.py, _apply_ac_to_transformer_block with
@@ -157,4 +167,18 @@ func (c layerCost) opSACRecompute(eager bool, savedFLOPs float64) kernelCost {
 		rec.flops -= c.core.flops
 	}
 	return rec
+}
+
+// sacSaved names the tensors one layer keeps under OpSAC with their
+// sizes for plan p, for the inventory line (an MoE layer's when moe).
+func (e *Evaluator) sacSaved(p Plan, moe bool) string {
+	sh := newActShape(e.m, p)
+	sh.setExperts(p, e.a.expertRowFactor())
+	var parts []string
+	for _, t := range e.sac[p.Attention][boolIndex(moe)] {
+		if b := sh.bytes(t); b > 0 {
+			parts = append(parts, t.name+" "+hardware.Bytes(b).String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,34 @@ func TestOpSACBetweenPolicies(t *testing.T) {
 	savedShare := (h*h + h*kv + 2*h*f) / (2*h*h + 2*h*kv + 3*h*f)
 	if got := e.sacFLOPs[0] / (2 * (2*h*h + 2*h*kv + 3*h*f)); math.Abs(got-savedShare) > 1e-12 || math.Abs(got-0.63) > 0.01 {
 		t.Errorf("saved share of the projection FLOPs %.4f, want %.4f (about 0.63)", got, savedShare)
+	}
+}
+
+// TestOpSACInventoryLine: the layers' line names what OpSAC saves, and
+// not the matmul outputs it recomputes.
+func TestOpSACInventoryLine(t *testing.T) {
+	p := basePlan(1, 1, 8)
+	p.Recompute, p.ZeRO = OpSAC, 3
+	e, p := evalPlan(t, "llama3.1-8b", "h100", 0, DefaultAssumptions(), p)
+	r, err := e.Estimate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Memory.Lines[0]
+	for _, x := range r.Memory.Lines {
+		if x.Group == GroupActivations {
+			l = x
+			break
+		}
+	}
+	for _, want := range []string{"wq output", "wv output", "w1 output", "w2 output", "fused attention output"} {
+		if !strings.Contains(l.Formula, want) {
+			t.Errorf("%s: formula %q does not name %q", l.Name, l.Formula, want)
+		}
+	}
+	for _, not := range []string{"wk output", "wo output", "w3 output", "reduce-scatter"} {
+		if strings.Contains(l.Formula, not) {
+			t.Errorf("%s: formula %q names %q, which is recomputed or absent", l.Name, l.Formula, not)
+		}
 	}
 }
