@@ -82,12 +82,17 @@ func (s actShape) divisor(k splitKind) float64 {
 		return s.expRows
 	case expertCols:
 		return s.expCols
+	case rsSplit:
+		return s.tp
 	}
 	return 1
 }
 
 // bytes is one tensor's size on one TP rank for one micro-batch.
 func (s actShape) bytes(t tensorSpec) float64 {
+	if t.split == rsSplit && (!s.sp || s.tp == 1) {
+		return 0
+	}
 	b := s.tokens * t.width * s.elemBytes(t.elem) / s.divisor(t.split)
 	if t.quadratic {
 		b *= s.keyLen
@@ -97,7 +102,8 @@ func (s actShape) bytes(t tensorSpec) float64 {
 
 // saved sums what one layer keeps under recompute policy r: everything,
 // everything but the attention core (selective), or only the layer's
-// input (full: 2sbh, split over TP under sequence parallelism).
+// input (full: 2sbh, split over TP under sequence parallelism). Under
+// OpSAC, ts is the policy's own list (opSACTensors), kept whole.
 func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
 	if r == Full {
 		return s.layerInput()
@@ -136,16 +142,20 @@ type ActivationTensor struct {
 
 // LayerActivations lists the tensors one dense transformer layer of m
 // saves for one micro-batch under plan p, on one GPU. Tensors that the
-// plan's recompute policy drops are listed with Recomputed set.
+// plan's recompute policy drops are listed with Recomputed set; under
+// OpSAC the list is what the policy saves (opSACTensors).
 func LayerActivations(m *Model, p Plan) []ActivationTensor {
 	if p.VPP == 0 {
 		p.VPP = 1
 	}
 	s := newActShape(m, p)
 	specs := layerTensors(m, p.Attention, false, false)
+	if p.Recompute == OpSAC {
+		specs = opSACTensors(m, p.Attention, false)
+	}
 	out := make([]ActivationTensor, 0, len(specs))
 	for _, t := range specs {
-		if !s.kept(t) {
+		if !s.kept(t) || t.split == rsSplit && s.bytes(t) == 0 {
 			continue
 		}
 		out = append(out, ActivationTensor{

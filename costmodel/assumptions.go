@@ -37,6 +37,10 @@ type Assumptions struct {
 	// GradAccumFP32 keeps gradients in an fp32 buffer (Megatron-LM's
 	// default main_grad for bf16) instead of the parameter dtype.
 	GradAccumFP32 bool `json:"grad_accum_fp32"`
+	// StepFP32GradPartition: the optimizer step of ZeRO-1/2 casts the
+	// GPU's gradient partition to a flat fp32 copy (DeepSpeed's
+	// DeepSpeedZeroOptimizer; stepGradCopy).
+	StepFP32GradPartition bool `json:"step_fp32_grad_partition"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

@@ -67,7 +67,10 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 		c.fwd = e.tpExposed(pass, in.dense.fwd.gemm)
 		c.bwd = e.tpExposed(pass, in.dense.bwd.gemm)
 	}
-	if p.Recompute == Full {
+	if p.Recompute.Checkpointed() {
+		// OpSAC saves the reduce-scatter outputs but reruns the
+		// all-gathers (and without sp the all-reduces): taken as the
+		// whole forward pass, as under full recompute.
 		c.rec = c.fwd
 	}
 	return c
@@ -123,7 +126,7 @@ func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, la
 	c := in.tp
 	st.tpPass(set, in, nameTPFwd, layers, c.fwd, false)
 	st.tpPass(set, in, nameTPBwd, layers, c.bwd, true)
-	if p.Recompute == Full {
+	if p.Recompute.Checkpointed() {
 		st.tpPass(set, in, nameTPRec, layers, c.rec, false)
 	}
 	g := in.pl.tp

@@ -116,11 +116,28 @@ const (
 	// and stores the rest.
 	Selective
 	// Full stores only each layer's input and recomputes the layer's
-	// forward pass during backward.
+	// forward pass during backward (Megatron's --recompute-granularity
+	// full, torchtitan's activation_checkpoint mode "full": a
+	// checkpoint_wrapper around every transformer block).
 	Full
+	// OpSAC is PyTorch's op-level selective activation checkpointing
+	// as torchtitan applies it to every transformer block
+	// (activation_checkpoint mode "selective", selective_ac_option "op";
+	// torchtitan/models/llama/parallelize_llama.py, _save_list and
+	// _custom_policy): the block is checkpointed, but the outputs of its
+	// matrix multiplies (except every second one), of the fused attention
+	// and of the tensor-parallel reduce-scatters are saved; everything
+	// else is recomputed (opSACTensors).
+	OpSAC
 )
 
-var recomputeNames = enumNames{"none", "selective", "full"}
+var recomputeNames = enumNames{"none", "selective", "full", "opsac"}
+
+// Checkpointed reports whether the policy checkpoints whole layers:
+// it keeps each layer's input, reruns the layer's forward collectives
+// (all-gathers, all-to-alls) in backward, and rebuilds one layer's
+// tensors at a time while it does.
+func (r Recompute) Checkpointed() bool { return r == Full || r == OpSAC }
 
 func (r Recompute) String() string               { return recomputeNames.name(int(r)) }
 func (r Recompute) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

@@ -78,7 +78,7 @@ func (e *Evaluator) epLayerComm(in *stepInput) epLayer {
 		c.fwd = exposedAfter(c.pass, in.moe.fwd.total())
 		c.bwd = exposedAfter(c.pass, in.moe.bwd.total())
 	}
-	if p.Recompute == Full {
+	if p.Recompute.Checkpointed() {
 		c.rec = c.fwd
 	}
 	return c
@@ -102,7 +102,7 @@ func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe float
 		exposed float64
 	}{{nameEPFwd, c.fwd}, {nameEPBwd, c.bwd}, {nameEPRec, c.rec}}
 	for i, ps := range passes {
-		if i == 2 && in.p.Recompute != Full {
+		if i == 2 && !in.p.Recompute.Checkpointed() {
 			break
 		}
 		st.addComm(set, commItem{name: ps.name, kind: CommEP, op: AllToAll, g: in.pl.ep, msg: c.msg, calls: 2 * moe,
@@ -113,7 +113,7 @@ func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe float
 	}
 	exposed := c.fwd + c.bwd + c.rec
 	calls := 2.0
-	if in.p.Recompute == Full {
+	if in.p.Recompute.Checkpointed() {
 		calls = 3
 	}
 	full := c.msg * float64(in.p.ETP)

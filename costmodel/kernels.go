@@ -163,6 +163,8 @@ func newLayerShape(m *Model, p Plan) layerShape {
 // runs again) and backward.
 type layerCost struct {
 	fwd, bwd, core, coreBwd kernelCost
+	// sac is the forward work OpSAC recomputes (opSACRecompute).
+	sac kernelCost
 }
 
 // pass adds a kernel's forward and backward cost.
@@ -251,6 +253,7 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 		mlpKernels(q, e.m, float64(e.m.FFN)/sh.tp, h)
 	}
 	q.residual(sh.hs, e.m.Dropout)
+	c.sac = c.opSACRecompute(sh.eager, sh.tokens*e.sacFLOPs[boolIndex(moe)]/sh.tp)
 	return c
 }
 

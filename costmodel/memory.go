@@ -27,6 +27,9 @@ type StageMemory struct {
 	ExpertGradients hardware.Bytes `json:"expert_gradients_bytes,omitempty"`
 	ExpertMaster    hardware.Bytes `json:"expert_master_weights_bytes,omitempty"`
 	ExpertMoments   hardware.Bytes `json:"expert_optimizer_moments_bytes,omitempty"`
+	// StepGradCopy is DeepSpeed ZeRO-1/2's fp32 gradient partition at
+	// the optimizer step, beyond the freed activations (stepGradCopy).
+	StepGradCopy hardware.Bytes `json:"step_fp32_grad_partition_bytes,omitempty"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
 	// LowPrecisionWeights are the low-format weight copies a recipe
@@ -93,7 +96,11 @@ type Evaluator struct {
 	a     Assumptions
 	order [numDims]parDim    // a.RankOrder, parsed
 	specs [2][2][]tensorSpec // [attention][moe]
-	moe   []tensorSpec       // the MoE MLP's own tensors (moeTensors)
+	sac   [2][2][]tensorSpec // what OpSAC saves, [attention][moe]
+	// sacFLOPs is the forward GEMM FLOPs per token whose outputs OpSAC
+	// saves, [moe] (sacSavedFLOPs).
+	sacFLOPs [2]float64
+	moe      []tensorSpec // the MoE MLP's own tensors (moeTensors)
 	// curves are the kernel speeds per training precision on c's GPU.
 	curves [len(recipes)]kernelCurves
 }
@@ -117,9 +124,15 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 	e.setCurves()
 	for _, attn := range []Attention{Flash, Eager} {
 		e.specs[attn][0] = layerTensors(e.m, attn, false, false)
+		e.sac[attn][0] = opSACTensors(e.m, attn, false)
 		if m.MoE != nil {
 			e.specs[attn][1] = layerTensors(e.m, attn, true, a.MoEWeightedActivation)
+			e.sac[attn][1] = opSACTensors(e.m, attn, true)
 		}
+	}
+	e.sacFLOPs[0] = sacSavedFLOPs(e.m, false)
+	if m.MoE != nil {
+		e.sacFLOPs[1] = sacSavedFLOPs(e.m, true)
 	}
 	if m.MoE != nil {
 		e.moe = moeTensors(e.m, a.MoEWeightedActivation)
@@ -171,6 +184,7 @@ func (e *Evaluator) Stage(p Plan, r int) StageMemory {
 func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
 	s := e.stageStates(p, r)
 	e.activations(p, r, la, &s)
+	e.stepGradCopy(p, &s)
 	e.overheads(p, &s)
 	return s
 }
@@ -306,11 +320,11 @@ func (e *Evaluator) layerActs(p Plan) layerActs {
 	la.dense = e.layerSaved(la.sh, p, p.Recompute, false)
 	if e.m.MoE != nil {
 		la.moe = e.layerSaved(la.sh, p, p.Recompute, true)
-		if p.Recompute != Full {
+		if !p.Recompute.Checkpointed() {
 			la.moeMLP = la.sh.saved(e.moe, p.Recompute)
 		}
 	}
-	if p.Recompute == Full {
+	if p.Recompute.Checkpointed() {
 		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
 		if e.m.MoE != nil {
 			la.moeWorking = e.layerSaved(la.sh, p, NoRecompute, true)
@@ -320,10 +334,14 @@ func (e *Evaluator) layerActs(p Plan) layerActs {
 }
 
 // layerSaved is one layer's saved tensors under recompute policy r, with
-// the LoRA adapters' own when the layer keeps more than its input.
+// the LoRA adapters' own when the layer is not checkpointed (under OpSAC
+// the adapters' small matmuls are taken as recomputed).
 func (e *Evaluator) layerSaved(sh actShape, p Plan, r Recompute, moe bool) float64 {
+	if r == OpSAC {
+		return sh.saved(e.sac[p.Attention][boolIndex(moe)], r)
+	}
 	b := sh.saved(e.specs[p.Attention][boolIndex(moe)], r)
-	if r != Full {
+	if !r.Checkpointed() {
 		b += sh.adapterActs(e.m, p, moe)
 	}
 	return b
@@ -334,7 +352,7 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	m := e.m
 	sh := la.sh
 	mb := p.MicroBatches()
-	if p.Recompute == Full && s.Layers > 0 {
+	if p.Recompute.Checkpointed() && s.Layers > 0 {
 		working := la.denseWorking
 		if s.MoELayers > 0 {
 			working = la.moeWorking
@@ -445,7 +463,7 @@ func (e *Evaluator) overheads(p Plan, s *StageMemory) {
 	s.CUDAContext = e.a.CUDAContext
 	s.NCCLBuffers, _ = e.ncclBuffers(p)
 	s.Workspace = e.a.TrainWorkspace
-	tensors := s.ModelStates() + s.buffers() + s.Activations()
+	tensors := s.ModelStates() + s.buffers() + s.Activations() + s.StepGradCopy
 	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors
 	s.Total = tensors + s.CUDAContext + s.NCCLBuffers + s.Workspace + s.Fragmentation
 }

@@ -17,19 +17,19 @@ import (
 // isolated, made with the single-efficiency model and kept: refitted
 // after the others it runs to its bound of 1.
 const (
-	fittedGEMMEfficiency      = 0.812
-	fittedAttentionEfficiency = 0.658
+	fittedGEMMEfficiency      = 0.815
+	fittedAttentionEfficiency = 0.645
 	fittedHBMEfficiency       = 0.873
-	fittedScaleUpEfficiency   = 0.650
+	fittedScaleUpEfficiency   = 0.613
 )
 
 // setPerformanceDefaults fills the step-time assumptions:
 //
-//   - GEMMEfficiency 0.812, AttentionEfficiency 0.658 (shares of the
+//   - GEMMEfficiency 0.815, AttentionEfficiency 0.645 (shares of the
 //     efficiency package's measured kernel speeds), HBMEfficiency 0.873,
-//     ScaleUpEfficiency 0.650: fitted (above). For comparison, NCCL's own
+//     ScaleUpEfficiency 0.613: fitted (above). For comparison, NCCL's own
 //     model caps the all-reduce bus bandwidth of A100 NVLink at 235 GB/s
-//     of 300 (0.78, src/graph/tuning.cc); the fit finds 195 GB/s.
+//     of 300 (0.78, src/graph/tuning.cc); the fit finds 184 GB/s.
 //   - AttentionKernel best: FlashAttention-2 on Ampere, FlashAttention-3
 //     class (cuDNN) on Hopper, the fitted curve on Blackwell; framework
 //     presets name theirs.

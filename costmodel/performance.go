@@ -78,6 +78,9 @@ func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 // output layer, which Megatron-LM does not checkpoint); selective
 // recompute repeats the attention core: the causal score and value
 // FLOPs (Korthikanti et al. 2022, sec. 5; Appendix A counts the same).
+// OpSAC repeats the layers' forward but the matrix multiplies whose
+// outputs it saves and, with a fused kernel, the attention core
+// (opSACTensors).
 func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 	fwd := float64(e.m.ForwardFLOPsPerToken(p.Seq))
 	model = 3 * fwd
@@ -89,6 +92,13 @@ func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden)
 	case Selective:
 		hw = model + float64(e.m.Layers)*e.m.attentionFLOPsPerKey()*(float64(p.Seq)+1)/2
+	case OpSAC:
+		moe := float64(e.m.kinds().moe(0, e.m.Layers))
+		saved := (float64(e.m.Layers)-moe)*e.sacFLOPs[0] + moe*e.sacFLOPs[1]
+		if p.Attention == Flash {
+			saved += float64(e.m.Layers) * e.m.attentionFLOPsPerKey() * (float64(p.Seq) + 1) / 2
+		}
+		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden) - saved
 	default:
 		hw = model
 	}

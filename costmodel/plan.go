@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -171,7 +172,7 @@ func (p *Plan) parseField(f string) (string, error) {
 	case f == "gpipe":
 		p.Schedule = GPipe
 		return "schedule", nil
-	case f == "none" || f == "selective" || f == "full":
+	case slices.Contains(recomputeNames, f):
 		p.Recompute, _ = ParseRecompute(f)
 		return "recompute", nil
 	case strings.HasPrefix(f, "pp"):

@@ -11,6 +11,7 @@ func TestPlanStringRoundTrip(t *testing.T) {
 		{TP: 1, PP: 4, CP: 2, DP: 8, EP: 1, ETP: 1, VPP: 3, ZeRO: 3, Recompute: Full, MicroBatch: 2, Schedule: GPipe},
 		{TP: 8, PP: 16, CP: 16, DP: 8, EP: 1, ETP: 1, VPP: 1, FirstStageLayers: 7, LastStageLayers: 7, MicroBatch: 1},
 		{TP: 2, PP: 8, CP: 1, DP: 16, EP: 8, ETP: 2, VPP: 1, ZeRO: 1, SP: true, MicroBatch: 1},
+		{TP: 1, PP: 1, CP: 1, DP: 128, EP: 1, ETP: 1, VPP: 1, ZeRO: 3, Recompute: OpSAC, MicroBatch: 2},
 	}
 	for _, p := range plans {
 		got, err := ParsePlan(p.String(), Plan{})
@@ -26,6 +27,9 @@ func TestPlanStringRoundTrip(t *testing.T) {
 	}
 	if s := plans[3].String(); s != "tp2-pp8-cp1-dp16-ep8-etp2-zero1-sp-none-mb1" {
 		t.Errorf("expert-parallel plan string %q", s)
+	}
+	if s := plans[4].String(); s != "tp1-pp1-cp1-dp128-zero3-opsac-mb2" {
+		t.Errorf("op-level SAC plan string %q", s)
 	}
 }
 

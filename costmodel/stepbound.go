@@ -35,6 +35,8 @@ func layerWork(p Plan, c layerCost) float64 {
 		w += c.fwd.total()
 	case Selective:
 		w += c.core.total()
+	case OpSAC:
+		w += c.sac.total()
 	}
 	return w
 }

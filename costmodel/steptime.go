@@ -252,6 +252,8 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		rec = in.dense.fwd.total() + in.tp.rec + in.cp.rec
 	case Selective:
 		rec = in.dense.core.total() + in.cp.rec
+	case OpSAC:
+		rec = in.dense.sac.total() + in.tp.rec + in.cp.rec
 	}
 	s.LayerForward = hardware.Seconds(in.dense.fwd.total() + in.tp.fwd + in.cp.fwd)
 	s.LayerBackward = hardware.Seconds(in.dense.bwd.total() + rec + in.tp.bwd + in.cp.bwd)
@@ -274,6 +276,9 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	case Selective:
 		st.rec.add(in.dense.core, dense)
 		st.rec.add(in.moe.core, float64(moe))
+	case OpSAC:
+		st.rec.add(in.dense.sac, dense)
+		st.rec.add(in.moe.sac, float64(moe))
 	}
 	if r == 0 {
 		st.fwd.add(in.first.fwd, 1)

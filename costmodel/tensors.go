@@ -31,6 +31,10 @@ const (
 	// fe/etp: a 1/tp share of the tokens x k x fe (times the busiest
 	// expert's load factor).
 	expertCols
+	// rsSplit: the output of a sequence-parallel reduce-scatter, split
+	// t ways; absent without sequence parallelism or tensor
+	// parallelism (opSACTensors).
+	rsSplit
 )
 
 // elemKind is the storage of one element of a saved tensor.

@@ -112,6 +112,9 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	if p.Offload != NoOffload {
 		lines = append(lines, offloadedGradientLine(s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
 	}
+	if s.StepGradCopy > 0 {
+		lines = append(lines, stepGradCopyLine(p, s))
+	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)
 }
@@ -211,12 +214,17 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		emb = float64(s.EmbeddingActs) / (sh.tokens * sh.hidden / sh.divisor(seqSplit))
 		out = float64(s.OutputActs) / e.outputActs(sh)
 	}
+	layers := Line{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
+		Group: GroupActivations, Bytes: layerActs,
+		Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
+			s.Layers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
+		Source: srcActs + "; " + srcPipe}
+	if p.Recompute == OpSAC {
+		layers.Formula += "; saved: " + e.sacSaved(p, s.MoELayers > 0)
+		layers.Source += "; " + srcOpSAC
+	}
 	return []Line{
-		{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
-			Group: GroupActivations, Bytes: layerActs,
-			Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
-				s.Layers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
-			Source: srcActs + "; " + srcPipe},
+		layers,
 		e.moeActivationLine(p, s),
 		{Name: "activations: embedding dropout mask", Group: GroupActivations, Bytes: s.EmbeddingActs,
 			Formula: fmt.Sprintf("1 B x s x b x h%s x %s", spDiv(p), microBatches(emb)), Source: srcActs},

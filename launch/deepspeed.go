@@ -29,7 +29,7 @@ func deepspeed(job Job) (Config, error) {
 		return Config{}, unsupported(DeepSpeed, job, "it has no ring context parallelism (Ulysses sequence parallelism splits the heads instead)")
 	case p.TP > 1 || p.PP > 1:
 		return Config{}, unsupported(DeepSpeed, job, "its JSON config sets ZeRO data parallelism only; tp and pp come from the model code (Megatron-DeepSpeed)")
-	case p.Recompute == costmodel.Selective:
+	case p.Recompute == costmodel.Selective || p.Recompute == costmodel.OpSAC:
 		return Config{}, unsupported(DeepSpeed, job, "its activation checkpointing recomputes whole layers (full), not the attention core alone")
 	case expertSplit(p):
 		return Config{}, unsupported(DeepSpeed, job, "its expert parallelism is set in the model code (deepspeed.moe), not the JSON config")

@@ -150,6 +150,9 @@ func TestUnsupported(t *testing.T) {
 		{TorchTitan, "tp8-pp16v2-cp1-dp1-zero1-sp-selective-mb1", "no ZeRO-1"},
 		{TorchTitan, "tp8-pp9-cp1-dp2-zero3-full-mb1", "sequence parallelism"},
 		{Megatron, "tp8-pp9-cp1-dp2-zero1-sp-full-mb1-gpipe", "GPipe"},
+		{Megatron, "tp8-pp8-cp1-dp2-zero1-sp-opsac-mb1", "op-level selective"},
+		{NeMo, "tp8-pp8-cp1-dp2-zero1-sp-opsac-mb1", "op-level selective"},
+		{DeepSpeed, "tp1-pp1-cp1-dp128-zero2-opsac-mb1", "whole layers"},
 	} {
 		j := job(t, "llama3-405b", tt.plan, 8192, 2048)
 		_, err := Export(tt.f, j)
@@ -225,6 +228,16 @@ func TestTorchTitanSplit(t *testing.T) {
 		if !strings.Contains(c.Text, want) {
 			t.Errorf("torchtitan export lacks %q:\n%s", want, c.Text)
 		}
+	}
+}
+
+// TestTorchTitanOpSAC: op-level selective checkpointing is torchtitan's
+// selective mode with selective_ac_option "op".
+func TestTorchTitanOpSAC(t *testing.T) {
+	j := job(t, "llama3-70b", "tp8-pp1-cp1-dp8-zero3-sp-opsac-mb1", 8192, 256)
+	c, err := Export(TorchTitan, j)
+	if err != nil || !strings.Contains(c.Text, `mode = "selective"`) || !strings.Contains(c.Text, `selective_ac_option = "op"`) {
+		t.Errorf("opsac: %v\n%s", err, c.Text)
 	}
 }
 

@@ -31,10 +31,17 @@ func (a args) keys() []string {
 
 // megatron writes Megatron-LM's pretrain_gpt.py arguments as a bash
 // array.
+// opSACElsewhere says why Megatron-Core cannot run OpSAC.
+const opSACElsewhere = "its recompute is by module (--recompute-modules) or whole layers, not PyTorch's op-level " +
+	"selective checkpointing (opsac, torchtitan's selective_ac_option \"op\")"
+
 func megatron(job Job) (Config, error) {
 	p, m := job.Plan, job.Model
 	if p.Schedule == costmodel.GPipe {
 		return Config{}, unsupported(Megatron, job, "Megatron-LM schedules pipelines with 1F1B (interleaved with virtual stages), not GPipe")
+	}
+	if p.Recompute == costmodel.OpSAC {
+		return Config{}, unsupported(Megatron, job, "%s", opSACElsewhere)
 	}
 	var a args
 	megatronModel(&a, m, p)

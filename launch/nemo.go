@@ -22,6 +22,8 @@ func nemo(job Job) (Config, error) {
 		return Config{}, unsupported(NeMo, job, "Megatron-Core schedules pipelines with 1F1B, not GPipe")
 	case p.Optimizer != costmodel.Adam && p.Optimizer != costmodel.SGD:
 		return Config{}, unsupported(NeMo, job, "Megatron-Core's optimizers are adam and sgd, not %s", p.Optimizer)
+	case p.Recompute == costmodel.OpSAC:
+		return Config{}, unsupported(NeMo, job, "%s", opSACElsewhere)
 	}
 	var a args
 	bridgeModel(&a, job)

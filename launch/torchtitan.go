@@ -67,8 +67,8 @@ func torchtitan(job Job) (Config, error) {
 	t.set("optimizer", "name", "AdamW")
 	torchtitanParallel(&t, job)
 	t.set("activation_checkpoint", "mode", map[costmodel.Recompute]string{costmodel.NoRecompute: "none",
-		costmodel.Selective: "selective", costmodel.Full: "full"}[p.Recompute])
-	if p.Recompute == costmodel.Selective {
+		costmodel.Selective: "selective", costmodel.Full: "full", costmodel.OpSAC: "selective"}[p.Recompute])
+	if p.Recompute == costmodel.Selective || p.Recompute == costmodel.OpSAC {
 		t.set("activation_checkpoint", "selective_ac_option", "op")
 	}
 	head := fmt.Sprintf("# torchtitan (pytorch/torchtitan %s) job config\n# plan %s on %d GPUs, %s; set [model] name and flavor for it\n",

@@ -227,8 +227,8 @@ func (s Space) Validate(m *costmodel.Model, job Job) error {
 		}
 	}
 	for _, r := range s.Recompute {
-		if r < costmodel.NoRecompute || r > costmodel.Full {
-			return fmt.Errorf("search: recompute %d is not none, selective or full", int(r))
+		if r < costmodel.NoRecompute || r > costmodel.OpSAC {
+			return fmt.Errorf("search: recompute %d is not none, selective, full or opsac", int(r))
 		}
 	}
 	return s.checkNonEmpty()

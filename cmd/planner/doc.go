@@ -59,6 +59,16 @@
 //
 //	$ planner estimate --model llama3-70b --gpus 64 --tp 8 --pp 2 --sp --zero 1 --recompute selective --seq 8192 --gbs 128
 //
+// --recompute takes none, selective (the attention core, Megatron's
+// core_attn), full (every layer checkpointed) or opsac: torchtitan's
+// op-level selective checkpointing, which keeps each layer's input, the
+// outputs of every other matrix multiply, of the fused attention and of
+// the sequence-parallel reduce-scatters, and recomputes the rest; the
+// inventory names each saved tensor and the step time prices exactly the
+// recomputed kernels. The deepspeed and megatron-deepspeed presets add
+// the fp32 gradient partition that DeepSpeed ZeRO-1/2's optimizer step
+// allocates.
+//
 // The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
 // --overlap-param-gather, --overlap-p2p and the efficiency flags change the
 // step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of

@@ -99,4 +99,5 @@ var recomputeMeaning = map[string]string{
 	"none":      "no recompute: every activation kept for the backward pass",
 	"selective": "selective recompute: attention's large intermediates recomputed in the backward pass",
 	"full":      "full recompute: only each layer's input kept; the layer's forward runs again in the backward pass",
+	"opsac":     "op-level selective checkpointing (torchtitan): each layer's input and the outputs of every other matmul and of the fused attention kept; the rest recomputed",
 }

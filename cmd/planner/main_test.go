@@ -95,7 +95,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"estimate", "--model", "llama3-70b", "--gpus", "16", "--tp", "8", "--dp", "4"}, "tp*pp*cp*dp = 8*1*1*4 = 32, but --gpus/--nodes give 16 GPUs"},
 		{[]string{"estimate", "--model", "llama3-70b", "--gpus", "12"}, "not a whole number of 8-GPU nodes"},
 		{[]string{"estimate", "--model", "llama3-70b", "--zero", "4"}, "zero=4 is not a ZeRO stage"},
-		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "some"}, `unknown recompute "some" (valid: none, selective, full)`},
+		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "some"}, `unknown recompute "some" (valid: none, selective, full, opsac)`},
 		{[]string{"estimate", "--model", "llama3-70b", "--seq", "-5"}, "seq=-5"},
 		{[]string{"estimate", "--model", "llama3-70b", "--tp", "-1"}, "--tp -1"},
 		{[]string{"estimate", "--model", "llama3-70b", "--mbs", "99999999999"}, "--mbs 99999999999"},

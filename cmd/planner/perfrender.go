@@ -83,7 +83,8 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound))
 	if p.Recompute != costmodel.NoRecompute {
 		what := map[costmodel.Recompute]string{costmodel.Full: "the forward of every layer again",
-			costmodel.Selective: "the attention core again"}[p.Recompute]
+			costmodel.Selective: "the attention core again",
+			costmodel.OpSAC:     "every layer's forward but the saved matmuls and attention"}[p.Recompute]
 		line("recompute ("+p.Recompute.String()+")", b.Recompute, what)
 	}
 	if p.PP > 1 {

@@ -39,7 +39,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.mbs, "mbs", 1, "micro-batch size, sequences")
 	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: mbs*dp*pp, enough micro-batches to fill the pipeline)")
 	fs.IntVar(&f.seq, "seq", 4096, "sequence length, tokens")
-	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective, full")
+	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective (attention core), full (every layer), opsac (torchtitan's op-level selective checkpointing)")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)

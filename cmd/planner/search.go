@@ -82,7 +82,7 @@ func (f *searchFlags) register(fs *flag.FlagSet) {
 		{&f.mbs, "mbs", "micro-batch sizes, sequences (default: 1,2,4,8)"}} {
 		fs.Var(a.v, a.name, "comma-separated "+a.what)
 	}
-	fs.Var(&f.recompute, "recompute", "comma-separated recompute policies: none, selective, full (default: all)")
+	fs.Var(&f.recompute, "recompute", "comma-separated recompute policies: none, selective, full, opsac (default: none, selective, full)")
 	fs.Var(&f.sp, "sp", "sequence parallelism: on, off or on,off (default: both when tp > 1)")
 	fs.BoolVar(&f.json, "json", false, "print JSON in raw base units")
 	fs.BoolVar(&f.csv, "csv", false, "print CSV in raw base units")

@@ -43,9 +43,10 @@ type Case struct {
 	Cluster hardware.Cluster
 	Plan    costmodel.Plan
 	fw      frameworks.Preset
-	// HalfRecompute: the source recomputes every other layer or every
-	// other matmul (torchtitan's selective AC); the prediction is the
-	// mean of no recompute and full recompute.
+	// HalfRecompute: the source checkpoints every other layer
+	// (torchtitan's per-layer selective AC); the prediction is the mean
+	// of no recompute and full recompute. Op-level selective AC is
+	// Recompute OpSAC.
 	HalfRecompute bool
 	Target        Target
 	// Assumed lists the settings the source does not state.

@@ -203,14 +203,9 @@ func (c Case) memoryReason(m MemoryRow, rep *costmodel.Report, a costmodel.Assum
 		why = append(why, fmt.Sprintf("recompute not stated per row (%s assumed)", c.Plan.Recompute))
 	}
 	if c.HalfRecompute {
-		why = append(why, "selective AC predicted at the mean of no and full recompute")
+		why = append(why, "per-layer selective AC (every other layer checkpointed) predicted at the mean of no and full recompute")
 	}
-	if z := r.Get("zero_fsdp"); under && has(z, "deepspeed") && (has(z, "stage 1") || has(z, "stage 2")) {
-		grad := hardware.Bytes(4 * s.Params / float64(c.Plan.DP))
-		why = append(why, fmt.Sprintf("DeepSpeed's ZeRO-1/2 optimizer casts the gradient partition to fp32 for the step (%v at 4 bytes a parameter), which the inventory does not hold; with it the prediction is %+.1f%%",
-			grad, 100*(float64(m.Peak+grad)/float64(m.Measured)-1)))
-	}
-	if under && has(r.Source(), "torchtitan") && s.OutputActs*5 >= m.Peak {
+	if under && has(r.Source(), "torchtitan") && s.OutputActs*10 >= m.Peak {
 		tokens := c.Plan.MicroBatch * c.Plan.Seq / c.Plan.CP
 		why = append(why, fmt.Sprintf("at %d tokens a micro-batch a GPU the output layer and fp32 logits take %v (%.0f%% of the peak); the eager loss's further fp32 copies (log-softmax and its gradient) are not in the inventory",
 			tokens, s.OutputActs, 100*float64(s.OutputActs)/float64(m.Peak)))

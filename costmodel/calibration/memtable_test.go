@@ -26,10 +26,11 @@ func TestMemoryTable(t *testing.T) {
 	}
 	t.Logf("memory: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d OOM predicted not to fit",
 		mt.Measured, mt.Within, 100*mt.Median, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
-	// Today's counts: 2 of 9 within 10%, 9 of 9 that ran fit, the one OOM run does not.
-	if mt.Within < 2 || mt.Fit < 9 || mt.NotFit < 1 {
-		t.Errorf("memory: %d within 10%% (today 2), %d of %d that ran predicted to fit (today 9), %d of %d OOM predicted not to fit (today 1)",
-			mt.Within, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
+	// Today's counts: 3 of 9 within 10% (median |error| 16.1%), 9 of 9
+	// that ran fit, the one OOM run does not.
+	if mt.Within < 3 || mt.Median > 0.165 || mt.Fit < 9 || mt.NotFit < 1 {
+		t.Errorf("memory: %d within 10%% (today 3), median |error| %.1f%% (today 16.1%%), %d of %d that ran predicted to fit (today 9), %d of %d OOM predicted not to fit (today 1)",
+			mt.Within, 100*mt.Median, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
 	}
 	if mt.Measured < 9 || mt.Ran < 9 || mt.OOM < 1 {
 		t.Errorf("memory: %d rows with a measured memory, %d ran, %d OOM; want at least 9, 9 and 1", mt.Measured, mt.Ran, mt.OOM)

@@ -118,12 +118,14 @@ func (c *Case) sequenceParallel(p *costmodel.Plan) {
 func (c *Case) recompute(p *costmodel.Plan) error {
 	s := c.Row.Get("recompute")
 	switch {
-	case has(s, "(layer)") || has(s, "(op)") || has(s, "per-op"):
+	case has(s, "(layer)"):
 		c.HalfRecompute = true
+	case has(s, "(op)") || has(s, "per-op"):
+		p.Recompute = costmodel.OpSAC
 	case has(s, "selective") && has(c.Row.Source(), "torchtitan"):
 		// torchtitan's train configs set selective_ac_option = "op".
-		c.HalfRecompute = true
-		assume(&c.Assumed, "selective AC per op (torchtitan default)")
+		p.Recompute = costmodel.OpSAC
+		assume(&c.Assumed, "recompute=opsac (torchtitan's default selective_ac_option \"op\")")
 	case has(c.Row.Source(), "megatron_readme_2020") && has(s, "not stated"):
 		// Megatron-LM's 2020 example scripts (examples/pretrain_gpt2*.sh)
 		// pass --checkpoint-activations.

@@ -25,7 +25,7 @@ var MegatronLM2022 = Preset{Name: "megatron-lm-2022", Title: "Megatron-LM 2020-2
 // DeepSpeed's PipelineEngine reduces gradients after the pipeline flush
 // and all-gathers ZeRO-1 weights after the step, without overlap.
 var MegatronDeepSpeed = Preset{Name: "megatron-deepspeed", Title: "Megatron-DeepSpeed (2021-22)",
-	Attention: costmodel.Eager, Recompute: costmodel.Full, MicroBatch: 1, ZeRO: 1,
+	Attention: costmodel.Eager, StepFP32GradPartition: true, Recompute: costmodel.Full, MicroBatch: 1, ZeRO: 1,
 	Cite: map[string]string{SetAttention: "Megatron-DeepSpeed fused softmax (no FlashAttention in 2021-22)",
 		SetElementwise: "Megatron fused kernels", SetGradReduce: "DeepSpeed PipelineEngine TrainSchedule: ReduceGrads after the last backward",
 		SetParamGather: "DeepSpeed ZeRO-1 all-gather after the optimizer step", SetTPOverlap: "none", SetP2P: "DeepSpeed PipelineEngine: blocking p2p",

@@ -28,6 +28,9 @@ type Preset struct {
 	OverlapGradReduce, OverlapParamGather, TPCommOverlap, OverlapP2P bool
 	// GradAccumFP32 keeps gradients in fp32 buffers.
 	GradAccumFP32 bool
+	// StepFP32GradPartition: ZeRO-1/2's step casts the gradient
+	// partition to fp32 (DeepSpeed; costmodel.Assumptions field).
+	StepFP32GradPartition bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -114,6 +117,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
+	a.StepFP32GradPartition = p.StepFP32GradPartition
 	return a
 }
 

@@ -75,7 +75,7 @@ var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.com
 // DeepSpeed is DeepSpeed ZeRO with its overlapped communication.
 var DeepSpeed = Preset{Name: "deepspeed", Title: "DeepSpeed ZeRO",
 	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
-	Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 2,
+	StepFP32GradPartition: true, Recompute: costmodel.NoRecompute, MicroBatch: 1, ZeRO: 2,
 	Cite: map[string]string{SetKernel: srcSDPA, SetCP: "DeepSpeed has no context parallelism of this kind (Ulysses is not modeled)",
 		SetAttention: assumed + " (the model code's SDPA)", SetElementwise: assumed + " (Hugging Face eager kernels are counted as fused)",
 		SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine, SetTPOverlap: "DeepSpeed has no tensor-parallel overlap",
