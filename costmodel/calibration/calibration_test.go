@@ -103,7 +103,7 @@ func TestEveryRowAccountedFor(t *testing.T) {
 	for id, want := range map[string]string{
 		"r0087": "DualPipe", "r0165": "LoRA",
 		"r0066": "tensor-parallel degree", "r0150": "architecture not stated", "r0145": "feasibility",
-		"r0235": "not in the hardware catalog", "r0198": "not in the model catalog", "r0207": "not in the model catalog",
+		"r0196": "not in the hardware catalog", "r0198": "not in the model catalog", "r0207": "not in the model catalog",
 		"r0040": "not in the hardware catalog", "r0468": "does not divide",
 		"r0094": "heads not given",
 	} {
@@ -230,6 +230,36 @@ func TestDedup(t *testing.T) {
 	cases, skipped := Cases(dup)
 	if len(cases) != 1 || cases[0].Row.ID() != "r9999" || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, "repeats row r9999") {
 		t.Errorf("dedup kept %d cases, skipped %+v", len(cases), skipped)
+	}
+}
+
+// TestDedupKeepsNewestRelease: of two Megatron-Bridge rows of one
+// configuration, r0196 (release 26.08) supersedes r0235 (26.06), which
+// the archive page lists later; 26.04.01 supersedes 26.04.
+func TestDedupKeepsNewestRelease(t *testing.T) {
+	_, skipped := Cases(load(t))
+	reasons := map[string]string{}
+	for _, s := range skipped {
+		reasons[s.Row.ID()] = s.Reason
+	}
+	for old, kept := range map[string]string{"r0235": "r0196", "r0320": "r0269", "r0364": "r0269", "r0186": "r0192"} {
+		if want := "repeats row " + kept + " "; !strings.Contains(reasons[old], want) {
+			t.Errorf("%s: reason %q, want %q", old, reasons[old], want)
+		}
+		if strings.Contains(reasons[kept], "repeats row") {
+			t.Errorf("%s, the newest release, is skipped: %s", kept, reasons[kept])
+		}
+	}
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{{"26.04.01", "26.04", 1}, {"26.06", "26.08", -1}, {"25.09", "25.09", 0}, {"", "24.07", -1}} {
+		row := func(v string) Row {
+			return Row{cols: map[string]string{"source_locator": "docs; release " + v + "; table"}}
+		}
+		if got := compareRelease(release(row(tt.a)), release(row(tt.b))); got != tt.want {
+			t.Errorf("release %q vs %q: %d, want %d", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
 
