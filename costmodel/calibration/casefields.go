@@ -235,6 +235,9 @@ func (c *Case) plan() error {
 		}
 	}
 	c.virtualStages(&p)
+	if err := c.lora(&p); err != nil {
+		return err
+	}
 	if p.Precision, err = c.precision(); err != nil {
 		return err
 	}

@@ -166,8 +166,6 @@ func coverage(r Row) error {
 			return fmt.Errorf("mixture of experts (%s experts) with expert parallelism (ep %s): model %q is not in the model catalog",
 				orDash(r.Get("moe_experts")), orDash(r.Get("ep")), r.Get("model"))
 		}
-	case r.Get("task") == "lora":
-		return fmt.Errorf("LoRA fine-tuning (frozen base weights, no weight gradients) is not modeled")
 	case r.Get("tp") == "":
 		return fmt.Errorf("unstated layout: tensor-parallel degree not given")
 	case r.Get("layers") == "" || r.Get("hidden") == "":
