@@ -46,7 +46,7 @@ const (
 	GuardSetMedian   = 0.11
 	GuardSetP90      = 0.36
 	GuardLOSOMedian  = 0.14
-	GuardMoEMedian   = 0.26
+	GuardMoEMedian   = 0.28
 	GuardMoESigned   = 0.24
 )
 
