@@ -111,7 +111,7 @@ func moeModel(r Row) (*costmodel.Model, error) {
 // gpuKeys maps the CSV's GPU names to catalog keys, most specific
 // first ("GB200" before "B200").
 var gpuKeys = []struct{ sub, key string }{
-	{"gb300", ""}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100-sxm"},
+	{"gb300", "gb300"}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100-sxm"},
 	{"a100", "a100-80gb"}, {"v100", ""},
 }
 

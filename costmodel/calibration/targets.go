@@ -46,8 +46,8 @@ const (
 	GuardSetMedian   = 0.11
 	GuardSetP90      = 0.36
 	GuardLOSOMedian  = 0.14
-	GuardMoEMedian   = 0.28
-	GuardMoESigned   = 0.24
+	GuardMoEMedian   = 0.23
+	GuardMoESigned   = 0.15
 )
 
 // Check is one target against the data.
