@@ -105,7 +105,7 @@ func TestEveryRowAccountedFor(t *testing.T) {
 		"r0087": "DualPipe",
 		"r0066": "tensor-parallel degree", "r0150": "architecture not stated", "r0145": "feasibility",
 		"r0198": "not in the model catalog", "r0207": "not in the model catalog",
-		"r0040": "not in the hardware catalog", "r0468": "does not divide",
+		"r0040": "not in the hardware catalog", "r0468": "no etp makes it valid",
 		"r0094": "heads not given",
 	} {
 		if !strings.Contains(reasons[id], want) {
