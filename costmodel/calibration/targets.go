@@ -43,9 +43,9 @@ const (
 	// section for the figures they hold).
 	GuardHeldOutMean = 0.05
 	GuardHeldOutMax  = 0.09
-	GuardSetMedian   = 0.11
-	GuardSetP90      = 0.36
-	GuardLOSOMedian  = 0.14
+	GuardSetMedian   = 0.10
+	GuardSetP90      = 0.34
+	GuardLOSOMedian  = 0.135
 	GuardMoEMedian   = 0.23
 	GuardMoESigned   = 0.15
 )
