@@ -33,6 +33,10 @@ type rates struct {
 	// recipe (0: 16- or 32-bit GEMMs); castReads and castWrites are its
 	// passes per activation input (Recipe).
 	low, castReads, castWrites float64
+	// recastWgrad: the weight-gradient GEMM casts its inputs again
+	// (Recipe.WgradRecast); otherwise it reads the transposed copies the
+	// forward and data-gradient casts wrote.
+	recastWgrad bool
 	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
 	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
 	// dequantizes every weight before its matmuls.
@@ -182,7 +186,20 @@ func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
 func (q pass) groupedLinear(groups, m, kk, n float64) {
 	q.r.groupedMatmul(&q.c.fwd, groups, m, kk, n)
 	q.r.groupedMatmul(&q.c.bwd, groups, m, n, kk)
-	q.r.groupedMatmul(&q.c.bwd, groups, kk, m, n)
+	q.r.wgrad().groupedMatmul(&q.c.bwd, groups, kk, m, n)
+}
+
+// wgrad is r for a weight-gradient GEMM: its operands, the input and the
+// output gradient transposed, are the second copies CastWrites already
+// counts (Transformer Engine's fused cast-transpose writes the FP8 copy
+// and its transpose, or MXFP8's rowwise and columnwise copies, in one
+// pass: srcTE), so it casts nothing, unless the recipe casts again
+// (Recipe.WgradRecast).
+func (r rates) wgrad() rates {
+	if !r.recastWgrad {
+		r.low = 0
+	}
+	return r
 }
 
 // linearM is a linear layer on m rows: the forward product, and in
@@ -195,7 +212,7 @@ func (q pass) linearM(m, kk, n float64) {
 		q.dequantize(kk, n)
 		return
 	}
-	q.r.matmul(&q.c.bwd, kk, m, n)
+	q.r.wgrad().matmul(&q.c.bwd, kk, m, n)
 }
 
 // elementwise is a memory-bound kernel moving fwd and bwd elements per

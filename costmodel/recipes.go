@@ -40,7 +40,12 @@ type Recipe struct {
 	// WeightCopyBytes is the extra memory per local weight parameter:
 	// low-format weight copies cached across micro-batches, with scales.
 	WeightCopyBytes float64 `json:"weight_copy_bytes,omitempty"`
-	Source          string  `json:"source"`
+	// WgradRecast: the weight-gradient GEMM casts its operands again from
+	// the 16-bit tensors (torchao saves the high-precision input and casts
+	// it and the output gradient along the other axis in the backward);
+	// otherwise it reads the transposed copies CastWrites counts.
+	WgradRecast bool   `json:"wgrad_recast,omitempty"`
+	Source      string `json:"source"`
 }
 
 // recipes is indexed by Precision.
@@ -63,7 +68,7 @@ var recipes = [...]Recipe{
 	// amax pass, casts the weights at every call (no cached copy), and
 	// its scales are one fp32 per row.
 	FP8Rowwise: {GEMMFormat: "FP8Row", LowGEMMs: "every nn.Linear except the output layer (torchtitan filter_fqns)",
-		InputBytes: 1, CastReads: 2, CastWrites: 2, Source: srcTorchao},
+		InputBytes: 1, CastReads: 2, CastWrites: 2, WgradRecast: true, Source: srcTorchao},
 	// Blockwise: a 1x128 tile's amax is local to the cast kernel (one
 	// read); fp32 scales per 128 activations and per 128x128 weights.
 	FP8Blockwise: {GEMMFormat: "FP8Block", LowGEMMs: lowGEMMsTE, InputBytes: 1 + 4.0/128, CastReads: 1, CastWrites: 2,

@@ -72,3 +72,27 @@ func TestRecipeMemoryAndTime(t *testing.T) {
 		t.Errorf("steps bf16 %.3f, fp8 %.3f, fp8-cs %.3f s", step[BF16], step[FP8], step[FP8CS])
 	}
 }
+
+// TestWgradCast: under Transformer Engine's recipes a linear layer casts
+// twice, its input in the forward and its output gradient in the
+// backward, each writing the copy and its transpose; the weight-gradient
+// GEMM reads those transposes. torchao's rowwise recipe casts the input
+// and the gradient again for the weight gradient, so its backward casts
+// twice.
+func TestWgradCast(t *testing.T) {
+	m, _ := LookupModel("llama3-8b")
+	g, _ := hardware.LookupGPU("h100")
+	c, _ := hardware.ClusterForGPUs(g, 8, 8)
+	e, err := NewEvaluator(m, c, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pr, want := range map[Precision]float64{FP8: 1, FP8CS: 1, MXFP8: 1, NVFP4: 1, FP8Blockwise: 1, FP8Rowwise: 2} {
+		var lc layerCost
+		q := pass{r: e.rates(Plan{Precision: pr}), c: &lc, t: 8192}
+		q.linear(4096, 4096) // square: the input and its gradient are the same size
+		if got := lc.bwd.mem / lc.fwd.mem; math.Abs(got-want) > 1e-9 {
+			t.Errorf("%v: backward casts %.3g times the forward's, want %g", pr, got, want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestCatalogArch(t *testing.T) {
 		"a100-40gb": {Ampere, 108, 0}, "a100-80gb": {Ampere, 108, 0},
 		"h100-sxm": {Hopper, 132, 0}, "h200": {Hopper, 132, 0},
 		"b200": {Blackwell, 148, 9000e12}, "gb200": {Blackwell, 152, 10000e12},
-		"b300": {BlackwellUltra, 148, 13500e12}, "l40s": {Ada, 142, 0}, "mi300x": {CDNA3, 304, 0},
+		"b300": {BlackwellUltra, 148, 13500e12}, "gb300": {BlackwellUltra, 152, 15000e12}, "l40s": {Ada, 142, 0}, "mi300x": {CDNA3, 304, 0},
 	}
 	for _, g := range GPUs() {
 		w, ok := want[g.Name]

@@ -17,6 +17,7 @@ const (
 	srcB200    = "[DGXB200-DS] DGX B200 datasheet: 180 GB HBM3e per GPU, 8 TB/s, BF16 4.5 / FP8 9 PFLOP/s with sparsity, NVLink 5 1.8 TB/s"
 	srcB300    = "[DGXB300-DS] DGX B300 datasheet: 288 GB HBM3e, 8 TB/s, BF16 4.5 / FP8 9 PFLOP/s with sparsity, NVLink 1.8 TB/s"
 	srcGB200   = "[GB200] nvidia.com/en-us/data-center/gb200-nvl72: 13.4 TB HBM3e per 72 GPUs, 8 TB/s, BF16 5 / FP8 10 PFLOP/s with sparsity per GPU, NVLink 1.8 TB/s, 72-GPU domain"
+	srcGB300   = "[GB300] nvidia.com/en-us/data-center/gb300-nvl72: up to 20 TB HBM3e and 576 TB/s per 72 GPUs (8 TB/s each), FP8/FP6 720 PFLOPS and FP16/BF16 360 PFLOPS with sparsity per 72 GPUs (5 and 2.5 PFLOP/s dense per GPU), NVLink 130 TB/s per 72 GPUs (1.8 TB/s each), 72-GPU domain; quoted per GPU as 288 GB HBM3e"
 	srcMI300X  = "[MI300X] amd.com/en/products/accelerators/instinct/mi300/mi300x: 192 GB HBM3, 5.3 TB/s, BF16 2,614.9 / FP8 5,229.8 with sparsity; 7 Infinity Fabric links of 128 GB/s"
 	srcL40S    = "[L40S] nvidia.com/en-us/data-center/l40s: 48 GB GDDR6, 864 GB/s, BF16 733 / FP8 1,466 with sparsity, PCIe Gen4 x16 64 GB/s bidirectional, no NVLink"
 	srcSmiH100 = "[smi-h100] nvidia-smi 'NVIDIA H100 80GB HBM3 ... 81559MiB' (NVIDIA/nccl#1264; wilicc/gpu-burn#114; modal-labs/modal-client#2797)"
@@ -25,12 +26,16 @@ const (
 	srcSmiB200 = "[smi-b200] NVIDIA/TensorRT-LLM#10278: 'NVIDIA B200 ... 183359MiB', driver 580.95.05"
 	srcSmiB300 = "[smi-b300] nvidia-smi 'NVIDIA B300 SXM6 AC ... 275040MiB' (public nvidia-smi output)"
 	srcSmiGB   = "[smi-gb200] nvidia-smi 'NVIDIA GB200 ... 189471MiB' (public nvidia-smi output)"
-	srcSmiMI   = "[smi-mi300x] rocm-smi 'VRAM Total Memory (B): 206141652992'"
-	srcNetA100 = "DGX A100 user guide: 8x 200 Gb/s HDR ConnectX-6, one per GPU"
-	srcNetH    = "[basepod] DGX H100/H200/B200: eight single-port ConnectX-7, up to 400 Gb/s, one per GPU"
-	srcNetB300 = "[mle-net] DGX B300: 8x ConnectX-8 at 800 Gb/s"
-	srcNetGB   = "[dgxgb200-net] DGX GB200: 4 single-port ConnectX-7 at 400 Gb/s per 4-GPU tray"
-	srcNetMI   = "[azure-mi300x] Azure ND MI300X v5: 8x 400 Gb/s NDR InfiniBand per 8 GPUs"
+	// No driver total (nvidia-smi MiB) of a GB300 NVL72 GPU was found; the
+	// full-GPU MIG profile is the closest driver-reported figure.
+	srcMIGGB300 = "[mig-gb300] not a driver total: NVIDIA's full-GPU MIG profile of GB300, 'MIG 7g.278gb' (profile ID 0 of nvidia-smi mig -lgip in NVIDIA's GB300 MIG playbooks), read as 278 GiB; on B300 the same profile, 7g.269gb, matches its driver total of 275040 MiB (268.6 GiB); Google Cloud's A4X Max (GB300 NVL72) quotes 'roughly 279 GB per GPU'"
+	srcSmiMI    = "[smi-mi300x] rocm-smi 'VRAM Total Memory (B): 206141652992'"
+	srcNetA100  = "DGX A100 user guide: 8x 200 Gb/s HDR ConnectX-6, one per GPU"
+	srcNetH     = "[basepod] DGX H100/H200/B200: eight single-port ConnectX-7, up to 400 Gb/s, one per GPU"
+	srcNetB300  = "[mle-net] DGX B300: 8x ConnectX-8 at 800 Gb/s"
+	srcNetGB300 = "[GB300] nvidia.com/en-us/data-center/gb300-nvl72: one ConnectX-8 SuperNIC at 800 Gb/s per GPU"
+	srcNetGB    = "[dgxgb200-net] DGX GB200: 4 single-port ConnectX-7 at 400 Gb/s per 4-GPU tray"
+	srcNetMI    = "[azure-mi300x] Azure ND MI300X v5: 8x 400 Gb/s NDR InfiniBand per 8 GPUs"
 	// Hopper SXM parts at 700 W cannot hold the 1830 MHz their 989 TFLOP/s
 	// assumes under full tensor-core load; about 1500 MHz is what they
 	// sustain: 1500/1830 = 0.82.
@@ -39,16 +44,18 @@ const (
 
 // Sources of the architecture, SM counts and block-scaled peaks.
 const (
-	srcSMA100  = "[A100-WP] NVIDIA A100 Tensor Core GPU Architecture whitepaper: A100 has 108 SMs (GA100, SM80)"
-	srcSMH100  = "[H100-WP] NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 has 132 SMs (GH100, SM90); H200 is the same GH100 configuration with HBM3e"
-	srcSMB200  = "[b200-sms] public B200 device queries: 148 SMs (SM100), e.g. the MPK paper's B200 platform (148 SMs) and the TRT-LLM MLA decode notes (B200 148 SMs, GB300 152 SMs)"
-	srcSMB300  = "[b300-sms] public B300 SXM6 AC device queries: 148 SMs (SM103); see also /work/shared/hardware-specs.md, B300 row"
-	srcSMGB200 = "[gb200-sms] public GB200 device queries: 152 SMs (SM100), e.g. cudaOccupancyMaxActiveClusters notes 'On GB200 (152 SMs)'"
-	srcSML40S  = "[L40S] L40S datasheet: 568 fourth-generation Tensor Cores = 142 SMs x 4 (AD102, SM89)"
-	srcCUMI    = "[MI300X] AMD CDNA 3 whitepaper and product page: 304 compute units"
-	srcFP4B200 = "[HGX-B200] nvidia.com/data-center/hgx, HGX B200 column: FP4 Tensor Core 144 PFLOPS sparse | 72 dense per 8 GPUs = 9 PFLOP/s dense per GPU; FP8/FP6 72 PFLOPS dense (MXFP8 runs at the FP8 rate)"
-	srcFP4B300 = "[DGXB300-DS] HGX/DGX B300: FP4 Tensor Core 144 PFLOPS sparse | 108 dense per 8 GPUs = 13.5 PFLOP/s dense per GPU (the per-GPU row rounds to 14); FP8 72 PFLOPS dense"
-	srcFP4GB   = "[GB200] nvidia.com/en-us/data-center/gb200-nvl72: FP4 Tensor Core 1,440 PFLOPS with sparsity per 72 GPUs = 10 PFLOP/s dense per GPU; FP8/FP6 720 PFLOPS sparse"
+	srcSMA100   = "[A100-WP] NVIDIA A100 Tensor Core GPU Architecture whitepaper: A100 has 108 SMs (GA100, SM80)"
+	srcSMH100   = "[H100-WP] NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 has 132 SMs (GH100, SM90); H200 is the same GH100 configuration with HBM3e"
+	srcSMB200   = "[b200-sms] public B200 device queries: 148 SMs (SM100), e.g. the MPK paper's B200 platform (148 SMs) and the TRT-LLM MLA decode notes (B200 148 SMs, GB300 152 SMs)"
+	srcSMB300   = "[b300-sms] public B300 SXM6 AC device queries: 148 SMs (SM103); see also /work/shared/hardware-specs.md, B300 row"
+	srcSMGB200  = "[gb200-sms] public GB200 device queries: 152 SMs (SM100), e.g. cudaOccupancyMaxActiveClusters notes 'On GB200 (152 SMs)'"
+	srcSML40S   = "[L40S] L40S datasheet: 568 fourth-generation Tensor Cores = 142 SMs x 4 (AD102, SM89)"
+	srcCUMI     = "[MI300X] AMD CDNA 3 whitepaper and product page: 304 compute units"
+	srcFP4B200  = "[HGX-B200] nvidia.com/data-center/hgx, HGX B200 column: FP4 Tensor Core 144 PFLOPS sparse | 72 dense per 8 GPUs = 9 PFLOP/s dense per GPU; FP8/FP6 72 PFLOPS dense (MXFP8 runs at the FP8 rate)"
+	srcFP4B300  = "[DGXB300-DS] HGX/DGX B300: FP4 Tensor Core 144 PFLOPS sparse | 108 dense per 8 GPUs = 13.5 PFLOP/s dense per GPU (the per-GPU row rounds to 14); FP8 72 PFLOPS dense"
+	srcFP4GB300 = "[GB300] nvidia.com/en-us/data-center/gb300-nvl72: FP4 Tensor Core 1,440 PFLOPS with sparsity | 1,080 dense per 72 GPUs = 15 PFLOP/s dense per GPU; MXFP8 at the FP8 rate"
+	srcSMGB300  = "[gb300-sms] public GB300 device queries: 152 SMs (SM103), e.g. the TRT-LLM MLA decode notes (B200 148 SMs, GB300 152 SMs); the B300 of HGX boards enables 148"
+	srcFP4GB    = "[GB200] nvidia.com/en-us/data-center/gb200-nvl72: FP4 Tensor Core 1,440 PFLOPS with sparsity per 72 GPUs = 10 PFLOP/s dense per GPU; FP8/FP6 720 PFLOPS sparse"
 )
 
 // withArch adds the sources of the architecture and SM count, and of the
@@ -115,6 +122,12 @@ var catalog = []GPU{
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 400 * GbitPerSecond, TDP: 1200 * Watt,
 		PeakMXFP8: 5000 * TFLOPPerSecond, PeakFP4: 10000 * TFLOPPerSecond, Arch: Blackwell, SMs: 152,
 		Sources: withTDP(withArch(src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB), srcSMGB200, srcFP4GB), srcTDPGB200)},
+	{Name: "gb300", Description: "NVIDIA GB300 NVL72 (per GPU)", HBM: 278 * GiB, HBMQuoted: "288 GB HBM3e (20 TB / 72)",
+		PeakBF16: 2500 * TFLOPPerSecond, PeakFP8: 5000 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
+		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 800 * GbitPerSecond, TDP: 1400 * Watt,
+		PeakMXFP8: 5000 * TFLOPPerSecond, PeakFP4: 15000 * TFLOPPerSecond, Arch: BlackwellUltra, SMs: 152,
+		Sources: withTDP(withArch(src(srcMIGGB300, srcGB300, srcGB300, srcGB300, srcGB300, srcNetGB300), srcSMGB300, srcFP4GB300), srcTDPGB300),
+		Notes:   "HBM is the full-GPU MIG profile (7g.278gb, read in GiB as MIG names count: H100 7g.80gb = 79.6 GiB, B300 7g.269gb = 268.6 GiB driver totals), not a driver total: none of a GB300 NVL72 GPU was found"},
 	{Name: "mi300x", Description: "AMD Instinct MI300X", HBM: 206141652992, HBMQuoted: "192 GB HBM3",
 		PeakBF16: 1307.4 * TFLOPPerSecond, PeakFP8: 2614.9 * TFLOPPerSecond, MemBandwidth: 5300 * GBPerSecond,
 		ScaleUp: 448 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond, TDP: 750 * Watt,
@@ -140,6 +153,7 @@ var aliases = map[string]string{
 	"h200-sxm":        "h200",
 	"h200-141gb":      "h200",
 	"gb200-nvl72":     "gb200",
+	"gb300-nvl72":     "gb300",
 	"b300-sxm":        "b300",
 	"mi300":           "mi300x",
 	"instinct-mi300x": "mi300x",

@@ -36,6 +36,8 @@ func TestCatalogFigures(t *testing.T) {
 		{"h200", 143771, 989e12, 1979e12, 8},
 		{"b200", 183359, 2250e12, 4500e12, 8},
 		{"gb200", 189471, 2500e12, 5000e12, 72},
+		// GB300: the full-GPU MIG profile 7g.278gb (no driver total found).
+		{"gb300", 278 * 1024, 2500e12, 5000e12, 72},
 		{"a100-80gb", 81920, 312e12, 0, 8},
 		{"mi300x", 206141652992.0 / (1 << 20), 1307.4e12, 2614.9e12, 8},
 	}
@@ -94,7 +96,7 @@ func TestCatalogCopies(t *testing.T) {
 // note 9, and that each one is cited.
 func TestCatalogTDP(t *testing.T) {
 	for name, w := range map[string]Watts{"a100-80gb": 400, "h100-sxm": 700, "h200": 700, "b200": 1000,
-		"b300": 1100, "gb200": 1200, "mi300x": 750, "l40s": 350} {
+		"b300": 1100, "gb200": 1200, "gb300": 1400, "mi300x": 750, "l40s": 350} {
 		g, err := LookupGPU(name)
 		if err != nil {
 			t.Fatal(err)

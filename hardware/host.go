@@ -42,6 +42,7 @@ const (
 	srcDGXB200   = "NVIDIA DGX B200 datasheet: 2 TB system memory (4 TB option), 2x Intel Xeon Platinum 8570, 8 GPUs"
 	srcXeon8570  = "Intel Xeon Platinum 8570: 8 channels DDR5-5600 per socket, 2 sockets / 8 GPUs"
 	srcGB200Host = "NVIDIA GB200 NVL72: 36 Grace CPUs, 480 GB LPDDR5X each, up to 512 GB/s, shared by 2 GPUs"
+	srcGB300Host = "NVIDIA GB300 NVL72 (nvidia.com/en-us/data-center/gb300-nvl72): 36 Grace CPUs with up to 17 TB LPDDR5X and up to 14 TB/s per 72 GPUs"
 	srcC2C       = "NVIDIA Grace Hopper/Blackwell: NVLink-C2C 900 GB/s bidirectional, 450 GB/s per direction"
 )
 
@@ -72,6 +73,10 @@ func HostOf(g GPU) Host {
 		return Host{DRAM: 480 * GB / 2, DRAMBandwidth: 512 * GBPerSecond / 2, Link: 450 * GBPerSecond,
 			Server:  "GB200 NVL72 (Grace, 480 GB LPDDR5X per 2 GPUs, NVLink-C2C)",
 			Sources: map[string]string{"dram": srcGB200Host, "dram_bandwidth": srcGB200Host, "link": srcC2C}}
+	case "gb300":
+		return Host{DRAM: 17 * TB / 72, DRAMBandwidth: 14 * TBPerSecond / 72, Link: 450 * GBPerSecond,
+			Server:  "GB300 NVL72 (Grace, 17 TB LPDDR5X per 72 GPUs, NVLink-C2C)",
+			Sources: map[string]string{"dram": srcGB300Host, "dram_bandwidth": srcGB300Host, "link": srcC2C}}
 	}
 	h := dgxH100Host()
 	h.Server = "assumed DGX H100-class host (no host figures for " + g.Name + ")"

@@ -32,6 +32,7 @@ const (
 	srcTDPB200  = "[DGXB200-DS] B200 in HGX/DGX B200; nvidia-smi power cap 1000 W [smi-b200]"
 	srcTDPB300  = "[DGXB300-DS] B300 SXM6 AC; nvidia-smi power cap 1100 W [smi-b300]"
 	srcTDPGB200 = "[GB200] GB200 NVL72 per GPU; nvidia-smi power cap 1200 W [smi-gb200]"
+	srcTDPGB300 = "[verda-gb300] verda.com/blog/gb300-nvl72-architecture, per-GPU table: GB300 max TDP 1.4 kW (1400 W); rack max GPU TDP 100.8 kW = 72 x 1400 W"
 	srcTDPMI    = "[MI300X] AMD Instinct MI300X total board power 750 W peak (MLPerf system name MI300X-...-192GB-750W)"
 	srcTDPL40S  = "[L40S] L40S max power consumption 350 W"
 )

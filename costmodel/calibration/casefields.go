@@ -111,7 +111,7 @@ func moeModel(r Row) (*costmodel.Model, error) {
 // gpuKeys maps the CSV's GPU names to catalog keys, most specific
 // first ("GB200" before "B200").
 var gpuKeys = []struct{ sub, key string }{
-	{"gb300", ""}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100-sxm"},
+	{"gb300", "gb300"}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100-sxm"},
 	{"a100", "a100-80gb"}, {"v100", ""},
 }
 
@@ -233,8 +233,14 @@ func (c *Case) plan() error {
 		} else {
 			assume(&c.Assumed, "etp=1 (Megatron-Bridge MoE recipes: expert_tensor_parallel_size 1)")
 		}
+		if err := foldable(p); err != nil {
+			return err
+		}
 	}
 	c.virtualStages(&p)
+	if err := c.lora(&p); err != nil {
+		return err
+	}
 	if p.Precision, err = c.precision(); err != nil {
 		return err
 	}
@@ -319,4 +325,22 @@ func rowTarget(r Row, m *costmodel.Model, seq int) (Target, error) {
 	}
 	return Target{Metric: TokensPerGPU, Value: tf * 1e12 / perToken,
 		From: fmt.Sprintf("tflops_per_gpu %g / %.4g FLOP per token (%s)", tf, perToken, conv)}, nil
+}
+
+// foldable checks a MoE row's layout against Megatron-Core's parallel
+// folding (megatron/core/parallel_state.py, initialize_model_parallel):
+// the expert layers of a pipeline stage regroup its tp x cp x dp GPUs
+// as etp x ep x edp, so ep x etp must divide tp x cp x dp; no etp lets an
+// ep larger than a stage's GPUs run.
+func foldable(p costmodel.Plan) error {
+	stage := p.TP * p.CP * p.DP
+	if stage%(p.EP*p.ETP) == 0 {
+		return nil
+	}
+	fix := "no etp makes it valid"
+	if stage%p.EP == 0 {
+		fix = "a smaller etp would"
+	}
+	return fmt.Errorf("layout inconsistent under Megatron-Core's parallel folding: ep %d x etp %d does not divide a stage's tp x cp x dp = %d x %d x %d = %d GPUs (pp %d); %s",
+		p.EP, p.ETP, p.TP, p.CP, p.DP, stage, p.PP, fix)
 }

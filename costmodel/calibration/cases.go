@@ -89,15 +89,19 @@ func (c Case) Preset() frameworks.Preset { return c.fw }
 
 // Cases maps every row to a case or a skip. Rows that repeat an
 // experiment (same dedup_group, recompute, sequence parallelism and kind
-// of measurement) keep only the last by row id, the latest release.
+// of measurement) keep only the newest release (release order), the
+// later row id among rows of the same release.
 func Cases(rows []Row) (cases []Case, skipped []Skip) {
-	last := map[string]string{}
+	kept := map[string]Row{}
 	for _, r := range rows {
-		last[dedupKey(r)] = r.ID()
+		k := dedupKey(r)
+		if prev, ok := kept[k]; !ok || !newer(prev, r) {
+			kept[k] = r
+		}
 	}
 	for _, r := range rows {
-		if id := last[dedupKey(r)]; id != r.ID() {
-			skipped = append(skipped, Skip{r, "repeats row " + id + " (same dedup_group and settings); the later row is kept"})
+		if keep := kept[dedupKey(r)]; keep.ID() != r.ID() {
+			skipped = append(skipped, Skip{r, "repeats row " + keep.ID() + " (same dedup_group and settings); the newer release is kept"})
 			continue
 		}
 		c, err := newCase(r)
@@ -167,8 +171,6 @@ func coverage(r Row) error {
 			return fmt.Errorf("mixture of experts (%s experts) with expert parallelism (ep %s): model %q is not in the model catalog",
 				orDash(r.Get("moe_experts")), orDash(r.Get("ep")), r.Get("model"))
 		}
-	case r.Get("task") == "lora":
-		return fmt.Errorf("LoRA fine-tuning (frozen base weights, no weight gradients) is not modeled")
 	case r.Get("tp") == "":
 		return fmt.Errorf("unstated layout: tensor-parallel degree not given")
 	case r.Get("layers") == "" || r.Get("hidden") == "":

@@ -11,9 +11,10 @@ import (
 	"github.com/gpu-planner/planner/costmodel"
 )
 
-// FitSubset names the fit set in printed output: every compared row
-// except the sources outside what the model represents (OutOfScope).
-const FitSubset = "every compared dense row except " + outOfScopeList
+// FitSubset names the fit set in printed output: every compared dense
+// pre-training row except the sources outside what the model represents
+// (OutOfScope).
+const FitSubset = "every compared dense pre-training row except " + outOfScopeList
 
 // OutOfScope are the sources the fitted parameters do not see: their
 // frameworks lose time the model has no term for, so fitting on them
@@ -31,9 +32,16 @@ const outOfScopeList = "DeepSpeed ZeRO-3 2021 (narayanan2021_table2) and Megatro
 var ErrNoFitRows = errors.New("calibration: no rows of the fit set to fit")
 
 // InFit is the fit set: the rows the parameters are fitted on, every
-// compared row of a source not in OutOfScope. Mixture-of-experts cases stay out of the fit: they are compared with
-// the parameters the dense rows fix.
-func InFit(c Case) bool { return !c.MoE() && !slices.Contains(OutOfScope, c.Row.Source()) }
+// compared row of a source not in OutOfScope. Mixture-of-experts cases
+// stay out of the fit: they are compared with the parameters the dense
+// rows fix. So do LoRA fine-tuning cases: they train on SQuAD packed
+// into full-length sequences (the sources' notes), whose attention runs
+// within each packed sample (Transformer Engine's THD layout with
+// cu_seqlens), over sample lengths the sources do not state; the model
+// prices causal attention over the whole sequence.
+func InFit(c Case) bool {
+	return !c.MoE() && !c.Plan.Task.Adapted() && !slices.Contains(OutOfScope, c.Row.Source())
+}
 
 // Param is one fitted parameter: a costmodel.Assumptions field in (0, 1).
 type Param struct {

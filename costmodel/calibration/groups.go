@@ -30,12 +30,18 @@ func generation(gpu string) string {
 }
 
 // groups summarizes results per source x GPU generation x format,
-// sorted by those three keys.
+// sorted by those three keys. A LoRA row's format names its task
+// ("fp8-cs lora"): a frozen base is another workload than pre-training
+// in the same format.
 func groups(results []Result) []Group {
 	type key struct{ src, gen, format string }
 	by := map[key][]Result{}
 	for _, r := range results {
-		k := key{r.Row.Source(), generation(r.Cluster.GPU.Name), r.Plan.Precision.String()}
+		format := r.Plan.Precision.String()
+		if r.Plan.Task.Adapted() {
+			format += " " + r.Plan.Task.String()
+		}
+		k := key{r.Row.Source(), generation(r.Cluster.GPU.Name), format}
 		by[k] = append(by[k], r)
 	}
 	var out []Group

@@ -22,17 +22,17 @@ func denseSource(cmp Comparison, id string) Summary {
 // models on catalog GPUs are cases with the row's expert parallelism,
 // ETP 1, the catalog model, outside the fit.
 func TestMoERows(t *testing.T) {
-	c := caseByID(t, "r0428")
+	c := caseByID(t, "r0301")
 	if c.Model.Name != "qwen3-235b-a22b" || c.Plan.EP != 32 || c.Plan.ETP != 1 || c.Plan.TP != 2 || c.Plan.PP != 8 ||
 		c.Plan.VPP != 4 || c.Plan.DP != 16 || !c.EPCommOverlap || InFit(c) {
-		t.Errorf("r0428: %s %s overlap %v in fit %v", c.Model.Name, c.Plan, c.EPCommOverlap, InFit(c))
+		t.Errorf("r0301: %s %s overlap %v in fit %v", c.Model.Name, c.Plan, c.EPCommOverlap, InFit(c))
 	}
 	a := c.Assumptions(DefaultForMemory())
 	if a.MoELoadImbalance != 1 || a.MoECapacityFactor != 0 || !a.EPCommOverlap || !a.MoEWeightedActivation {
-		t.Errorf("r0428 assumptions: imbalance %g capacity %g overlap %v weighted activation %v",
+		t.Errorf("r0301 assumptions: imbalance %g capacity %g overlap %v weighted activation %v",
 			a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap, a.MoEWeightedActivation)
 	}
-	for id, overlap := range map[string]bool{"r0342": false, "r0286": true, "r0411": true, "r0451": false, "r0443": false} {
+	for id, overlap := range map[string]bool{"r0296": false, "r0286": true, "r0284": true, "r0451": false, "r0443": false} {
 		if c := caseByID(t, id); c.EPCommOverlap != overlap {
 			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
 		}

@@ -145,3 +145,47 @@ func (c *Case) recompute(p *costmodel.Plan) error {
 	}
 	return nil
 }
+
+// loraSetting is the adapters a source's LoRA benchmark trains.
+type loraSetting struct {
+	rank    int
+	targets costmodel.LoRATargets
+	note    string
+}
+
+// loraSettings per source, each the framework's default at the release
+// the table names:
+//   - NeMo 24.07 (NeMo 1.x, Megatron-Core): peft.lora_tuning in
+//     examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml,
+//     adapter_dim 32 on target_modules ['attention_qkv'], the fused QKV
+//     projection only.
+//   - Megatron-Bridge: scripts/performance/configs/llama/llama3_llm_finetune.py
+//     builds llama3_70b_finetune_config(peft="lora"), whose
+//     default_peft_config returns LoRA() of src/megatron/bridge/peft/lora.py:
+//     dim 32 on linear_qkv, linear_proj, linear_fc1 and linear_fc2, every
+//     projection of a Llama layer.
+var loraSettings = map[string]loraSetting{
+	"nemo_perf_summary_24.07": {32, costmodel.TargetQ | costmodel.TargetK | costmodel.TargetV,
+		"LoRA rank 32 on the fused QKV (NeMo 1.x lora_tuning default)"},
+	"megatron_bridge_perf_summary": {32, costmodel.AllTargets,
+		"LoRA rank 32 on linear_qkv, linear_proj, linear_fc1, linear_fc2 (Megatron-Bridge LoRA default)"},
+}
+
+// lora sets a LoRA row's task and adapters. The base stays in bf16, as
+// Transformer Engine keeps it under an FP8 recipe (it casts at each GEMM).
+func (c *Case) lora(p *costmodel.Plan) error {
+	if c.Row.Get("task") != "lora" {
+		return nil
+	}
+	s, ok := loraSettings[c.Row.Source()]
+	if !ok {
+		return fmt.Errorf("LoRA rank and targets of source %s are not known", c.Row.Source())
+	}
+	p.Task, p.LoRARank, p.LoRATargets = costmodel.LoRA, s.rank, s.targets
+	assume(&c.Assumed, "%s", s.note)
+	// Both sources pack SQuAD into full-length sequences: NeMo 24.07's
+	// table says so (the row's notes), Megatron-Bridge's recipe passes
+	// packed_sequence=True (llama3_llm_finetune.py).
+	assume(&c.Assumed, "packed SQuAD: attention priced over the whole sequence, not per sample (outside the fit)")
+	return nil
+}

@@ -43,11 +43,11 @@ const (
 	// section for the figures they hold).
 	GuardHeldOutMean = 0.05
 	GuardHeldOutMax  = 0.09
-	GuardSetMedian   = 0.11
-	GuardSetP90      = 0.33
-	GuardLOSOMedian  = 0.14
-	GuardMoEMedian   = 0.21
-	GuardMoESigned   = 0.19
+	GuardSetMedian   = 0.10
+	GuardSetP90      = 0.34
+	GuardLOSOMedian  = 0.135
+	GuardMoEMedian   = 0.23
+	GuardMoESigned   = 0.15
 )
 
 // Check is one target against the data.

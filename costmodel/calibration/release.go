@@ -1,0 +1,65 @@
+package calibration
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// releasePattern finds a release in a row's locator ("release 26.08" in
+// the Megatron-Bridge summaries, whose archive page lists older releases
+// after the newer ones) or a version in its source id
+// (nemo_perf_summary_25.04_gb200).
+var (
+	releaseInLocator = regexp.MustCompile(`release (\d+(?:\.\d+)*)`)
+	releaseInSource  = regexp.MustCompile(`_(\d+\.\d+(?:\.\d+)*)`)
+)
+
+// release is the software release a row was measured with, as numbers
+// (26.04.01 -> [26 4 1]); nil when the row names none.
+func release(r Row) []int {
+	m := releaseInLocator.FindStringSubmatch(r.Get("source_locator"))
+	if m == nil {
+		m = releaseInSource.FindStringSubmatch(r.Source())
+	}
+	if m == nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Split(m[1], ".") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// compareRelease orders two releases numerically, a missing field
+// before any (26.04 < 26.04.01); a row without a release is oldest.
+func compareRelease(a, b []int) int {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			return -1
+		case i >= len(b):
+			return 1
+		case a[i] != b[i]:
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// newer reports whether row a supersedes row b of the same experiment:
+// a newer release, or the same release and a later row id.
+func newer(a, b Row) bool {
+	if c := compareRelease(release(a), release(b)); c != 0 {
+		return c > 0
+	}
+	return a.ID() > b.ID()
+}
