@@ -41,6 +41,11 @@ type Assumptions struct {
 	// GPU's gradient partition to a flat fp32 copy (DeepSpeed's
 	// DeepSpeedZeroOptimizer; stepGradCopy).
 	StepFP32GradPartition bool `json:"step_fp32_grad_partition"`
+	// FSDPUnshardedUnderPP: with pipeline parallelism, ZeRO-3 (FSDP2)
+	// keeps the stage's layers unsharded from the first forward to the
+	// last backward and accumulates their unsharded gradients over the
+	// micro-batches, reducing once (torchtitan; see stageUnsharded).
+	FSDPUnshardedUnderPP bool `json:"fsdp_unsharded_under_pp"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

@@ -231,8 +231,28 @@ func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 	}
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
+		if e.a.FSDPUnshardedUnderPP && p.PP > 1 {
+			s.GatherBuffers = e.stageUnsharded(p, s)
+		}
 	}
 	s.LowPrecisionWeights = lowPrecisionWeights(p, e.localLayerParams(p, s))
+}
+
+// stageUnsharded is ZeRO-3's working set when the pipeline keeps a
+// stage's layers unsharded for the whole step: torchtitan wraps each
+// block with reshard_after_forward = not pp_enabled ("for PP, do not
+// reshard after forward to avoid per-microbatch all-gathers";
+// torchtitan models/llama3/infra/parallelize.py, apply_fsdp), and
+// torch.distributed.pipelining's stage turns off resharding after
+// backward and gradient sync until the last micro-batch's backward
+// (pipelining/stage.py, backward_maybe_with_nosync: FSDP
+// set_reshard_after_backward(False), set_requires_gradient_sync(False)),
+// so FSDP2 accumulates each parameter's unsharded gradient in its
+// reduce dtype. Every layer of the stage holds its unsharded weight and
+// gradient at once.
+func (e *Evaluator) stageUnsharded(p Plan, s *StageMemory) hardware.Bytes {
+	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	return hardware.Bytes(e.localLayerParams(p, s) * (sb.Weight + sb.Grad))
 }
 
 // localLayerParams is the transformer-layer parameters stage s holds per

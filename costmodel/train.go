@@ -147,8 +147,7 @@ func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
 	}
 	lines = append(lines, e.expertStateLines(p, s, sb)...)
 	lines = append(lines, []Line{
-		{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
-			Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP},
+		e.gatherLine(p, s, sb),
 	}...)
 	if rc := p.Precision.Recipe(); rc.WeightCopyBytes > 0 {
 		lines = append(lines, Line{Name: p.Precision.String() + " weight copies and scales", Group: GroupStates,
@@ -290,3 +289,18 @@ func microBatches(n float64) string {
 	}
 	return fmt.Sprintf("%.3g micro-batches", n)
 }
+
+// gatherLine is ZeRO-3's working set: one layer's weights and gradients,
+// or, where FSDP keeps a pipeline stage unsharded, the whole stage's.
+func (e *Evaluator) gatherLine(p Plan, s StageMemory, sb StateBytes) Line {
+	l := Line{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
+		Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP}
+	if e.a.FSDPUnshardedUnderPP && p.PP > 1 {
+		l.Name = "ZeRO-3 unsharded stage weights and gradients (kept over the micro-batches)"
+		l.Formula = fmt.Sprintf("stage layer params/GPU x (%g B weights + %g B accumulated gradients)", sb.Weight, sb.Grad)
+		l.Source = srcFSDPUnderPP
+	}
+	return l
+}
+
+const srcFSDPUnderPP = "torchtitan apply_fsdp: reshard_after_forward = not pp_enabled; torch.distributed.pipelining stage.py backward_maybe_with_nosync: no reshard or gradient sync until the last micro-batch"

@@ -76,9 +76,9 @@ func TestCalibrationSetAccuracy(t *testing.T) {
 	// dense pre-training rows: the mixture-of-experts and LoRA rows have
 	// their own guards).
 	for id, limit := range map[string]float64{
-		"korthikanti2022_table4": 0.05, "korthikanti2022_sec6.3": 0.06, "narayanan2021_table1": 0.06,
+		"korthikanti2022_table4": 0.05, "korthikanti2022_sec6.3": 0.06, "narayanan2021_table1": 0.07,
 		"megatron_core_readme_h100_weak": 0.17, "torchtitan_docs_perf_2024": 0.06,
-		"megatron_bridge_perf_summary": 0.08, "nemo_perf_summary_24.07": 0.13, "mosaicml_llmfoundry_benchmarks": 0.12,
+		"megatron_bridge_perf_summary": 0.09, "nemo_perf_summary_24.07": 0.13, "mosaicml_llmfoundry_benchmarks": 0.12,
 	} {
 		if s := pretrainSource(cmp, id); s.Median > limit {
 			t.Errorf("%s: median abs error %.1f%%, limit %.0f%%", id, 100*s.Median, 100*limit)
@@ -120,18 +120,16 @@ func TestEveryRowAccountedFor(t *testing.T) {
 func TestFitReproducesDefaults(t *testing.T) {
 	d := costmodel.DefaultAssumptions()
 	start := d
-	start.GEMMEfficiency, start.AttentionEfficiency, start.ScaleUpEfficiency = 0.6, 0.5, 0.5
+	start.GEMMEfficiency, start.AttentionEfficiency = 0.6, 0.75
 	f, err := Fit(load(t), start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"gemm_efficiency": d.GEMMEfficiency, "attention_efficiency": d.AttentionEfficiency,
-		"scale_up_efficiency": d.ScaleUpEfficiency}
+	want := map[string]float64{"gemm_efficiency": d.GEMMEfficiency, "attention_efficiency": d.AttentionEfficiency}
 	for _, v := range f.Values {
 		t.Logf("%s: fit %.4f, default %.4f", v.Name, v.Value, want[v.Name])
-		// The loss is flat along attention against NVLink efficiency: a
-		// fit from a distant start lands within 0.025 of the optimum.
-		if math.Abs(v.Value-want[v.Name]) > 0.025 {
+		// A fit from a distant start lands within 0.01 of the optimum.
+		if math.Abs(v.Value-want[v.Name]) > 0.01 {
 			t.Errorf("%s: fit %.4f, default %.4f", v.Name, v.Value, want[v.Name])
 		}
 	}

@@ -221,6 +221,7 @@ func (c *Case) plan() error {
 		p.MicroBatch = fw.MicroBatch
 		assume(&c.Assumed, "mbs=%d", p.MicroBatch)
 	}
+	c.pipelineMicrobatches(&p)
 	if moeRow(r) {
 		if p.EP, err = count(r, "ep"); err != nil {
 			return err
@@ -343,4 +344,19 @@ func foldable(p costmodel.Plan) error {
 	}
 	return fmt.Errorf("layout inconsistent under Megatron-Core's parallel folding: ep %d x etp %d does not divide a stage's tp x cp x dp = %d x %d x %d = %d GPUs (pp %d); %s",
 		p.EP, p.ETP, p.TP, p.CP, p.DP, stage, p.PP, fix)
+}
+
+// pipelineMicrobatches splits torchtitan's local batch into pipeline
+// micro-batches. torchtitan's tables give the local batch per data-parallel
+// rank (training.batch_size), and its pipeline schedule runs it as
+// experimental.pipeline_parallel_microbatches micro-batches, by default
+// the pipeline degree (torchtitan 2024 parallelisms/pipeline_llama.py:
+// n_microbatches = pipeline_parallel_microbatches or pp degree).
+func (c *Case) pipelineMicrobatches(p *costmodel.Plan) {
+	if !has(c.Row.Source(), "torchtitan") || p.PP <= 1 || p.MicroBatch%p.PP != 0 {
+		return
+	}
+	local := p.MicroBatch
+	p.MicroBatch = local / p.PP
+	assume(&c.Assumed, "local batch %d in %d pipeline micro-batches of %d (torchtitan default: the pp degree)", local, p.PP, p.MicroBatch)
 }

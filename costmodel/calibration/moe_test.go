@@ -37,9 +37,9 @@ func TestMoERows(t *testing.T) {
 			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
 		}
 	}
-	// DeepEP (r0286) and HybridEP (r0342) send a token once per node;
-	// the alltoall dispatcher (r0427) every copy.
-	for id, dedup := range map[string]bool{"r0286": true, "r0342": true, "r0427": false} {
+	// DeepEP (r0286) and HybridEP (r0296) send a token once per node;
+	// the alltoall dispatcher (r0300) every copy.
+	for id, dedup := range map[string]bool{"r0286": true, "r0296": true, "r0300": false} {
 		c := caseByID(t, id)
 		if c.EPNodeDedup != dedup || c.Assumptions(DefaultForMemory()).EPNodeDedup != dedup {
 			t.Errorf("%s: %s %s node dedup %v, want %v", id, c.Model.Name, c.Plan, c.EPNodeDedup, dedup)

@@ -31,6 +31,9 @@ type Preset struct {
 	// StepFP32GradPartition: ZeRO-1/2's step casts the gradient
 	// partition to fp32 (DeepSpeed; costmodel.Assumptions field).
 	StepFP32GradPartition bool
+	// FSDPUnshardedUnderPP: under pipeline parallelism FSDP keeps each
+	// stage unsharded for the step (costmodel.Assumptions field).
+	FSDPUnshardedUnderPP bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -68,6 +71,7 @@ const (
 	SetGradDType   = "gradient dtype"
 	SetSP          = "sequence parallelism"
 	SetRecipes     = "low-precision recipes"
+	SetFSDPUnderPP = "zero-3 under pp"
 )
 
 // Settings lists what the preset sets, each with its source.
@@ -88,6 +92,10 @@ func (p Preset) Settings() []Setting {
 	if rec == "" {
 		rec = "none"
 	}
+	fsdpPP := "per layer"
+	if p.FSDPUnshardedUnderPP {
+		fsdpPP = "stage kept unsharded"
+	}
 	cp := "ring"
 	if p.CPAllGather {
 		cp = "all-gather"
@@ -96,12 +104,20 @@ func (p Preset) Settings() []Setting {
 		{SetElementwise, elem, ""},
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
-		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""}}
+		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
+		{SetFSDPUnderPP, fsdpPP, ""}}
 	for i := range s {
 		s[i].Source = p.Cite[s[i].Name]
 	}
+	if !p.FSDPUnshardedUnderPP {
+		s[len(s)-1].Source = srcFSDPPerLayer
+	}
 	return s
 }
+
+// srcFSDPPerLayer is ZeRO-3's per-layer gather, the behaviour of every
+// framework that does not keep a pipeline stage unsharded.
+const srcFSDPPerLayer = "ZeRO-3 / FSDP gathers one layer at a time and frees it (Zhao et al. 2023, PyTorch FSDP, sec. 3.3)"
 
 func onOff(b bool) string {
 	if b {
@@ -118,6 +134,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
 	a.StepFP32GradPartition = p.StepFP32GradPartition
+	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	return a
 }
 
