@@ -96,8 +96,8 @@ func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 	}
 	fmt.Fprintf(w, "\n%s\n", wrapText(fmt.Sprintf("fitted parameters (Nelder-Mead, squared log error, on the fit set %s: %d measured times; every other row is held out):",
 		calibration.FitSubset, f.Points), textWidth, "  "))
-	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency), NVLink efficiency %.3f (defaults %.3f, %.3f, %.3f); HBM efficiency %.3f (fitted on %s)",
-		f.Values[0].Value, f.Values[1].Value, f.ScaleUpEfficiency, d.GEMMEfficiency, d.AttentionEfficiency, d.ScaleUpEfficiency,
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency; defaults %.3f, %.3f); held, not fitted: NVLink efficiency %.3f (the rows do not pin it down; calibration.Params), HBM efficiency %.3f (fitted on %s)",
+		f.Values[0].Value, f.Values[1].Value, d.GEMMEfficiency, d.AttentionEfficiency, f.ScaleUpEfficiency,
 		d.HBMEfficiency, "korthikanti2022_table4"), textWidth, "    "))
 	how := fmt.Sprintf("refitted in %d evaluations", f.Evaluations)
 	if f.Evaluations == 0 {
