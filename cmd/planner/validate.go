@@ -28,7 +28,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInputf("--top %d: give a positive number of rows, or 0 for all", *top)
 	}
 	if *serving {
-		return runValidateServing(stdout, *asJSON, *loeo, *top)
+		return runValidateServing(stdout, *asJSON, *loeo, *top, *wide)
 	}
 	rows, from, err := loadRows(*csvPath)
 	if err != nil {

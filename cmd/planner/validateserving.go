@@ -20,7 +20,7 @@ type servingValidation struct {
 }
 
 // runValidateServing scores the serving model on measured-serving.csv.
-func runValidateServing(w io.Writer, asJSON, loeo bool, top int) error {
+func runValidateServing(w io.Writer, asJSON, loeo bool, top int, wide bool) error {
 	pts, err := servingcal.Load()
 	if err != nil {
 		return err
@@ -38,13 +38,13 @@ func runValidateServing(w io.Writer, asJSON, loeo bool, top int) error {
 	if asJSON {
 		return writeJSON(w, v)
 	}
-	writeServingValidation(w, v, len(pts), top)
+	writeServingValidation(w, v, len(pts), top, wide)
 	return nil
 }
 
-func writeServingValidation(w io.Writer, v servingValidation, points, top int) {
-	fmt.Fprintf(w, "serving calibration set: %d points of costmodel/servingcal/testdata/measured-serving.csv (embedded); %d priced, %d not modeled\n",
-		points, len(v.Results), len(v.Skipped))
+func writeServingValidation(w io.Writer, v servingValidation, points, top int, wide bool) {
+	fmt.Fprintln(w, wrapText(fmt.Sprintf("serving calibration set: %d points of costmodel/servingcal/testdata/measured-serving.csv (embedded); %d priced, %d not modeled",
+		points, len(v.Results), len(v.Skipped)), textWidth, "  "))
 	fmt.Fprintln(w, "\nfitted parameters (Nelder-Mead on every priced row, mean |ln(predicted/measured)| of TTFT and TPOT):")
 	for _, e := range sortedKeys(v.Params.Overhead) {
 		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v, lockstep share %.3f\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e], v.Params.Lockstep[e])
@@ -75,16 +75,17 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int) {
 		add(h.HarnessKnown)
 	}
 	t.write(w, textStyle)
-	writeServingRows(w, v.Results, top)
+	writeServingRows(w, v.Results, top, wide)
 	fmt.Fprintln(w, "\nnot modeled:")
 	for _, s := range v.Skipped {
-		fmt.Fprintf(w, "  %s: %s\n", s.Point.ID, s.Reason)
+		fmt.Fprintf(w, "  %s\n", wrapText(s.Point.ID+": "+s.Reason, textWidth-2, "    "))
 	}
 }
 
 // writeServingRows prints the rows with the largest TTFT errors first
-// (all with top 0).
-func writeServingRows(w io.Writer, res []servingcal.Result, top int) {
+// (all with top 0). Within textWidth columns it leaves out each row's id,
+// weights and predicted TPOT; wide prints them.
+func writeServingRows(w io.Writer, res []servingcal.Result, top int, wide bool) {
 	rows := append([]servingcal.Result(nil), res...)
 	sort.SliceStable(rows, func(i, j int) bool { return abs(rows[i].TTFTError) > abs(rows[j].TTFTError) })
 	if top > 0 && top < len(rows) {
@@ -95,6 +96,10 @@ func writeServingRows(w io.Writer, res []servingcal.Result, top int) {
 	}
 	t := table{header: []string{"id", "engine", "gpu", "model", "layout", "weights", "conc", "isl/osl", "TTFT meas", "pred", "err", "TPOT meas", "pred", "err"},
 		right: []bool{false, false, false, false, false, false, true, true, true, true, true, true, true, true}}
+	if !wide {
+		writeNarrowServingRows(w, rows)
+		return
+	}
 	for _, r := range rows {
 		t.add(r.ID, r.Engine, r.GPU, r.Model, r.Layout, r.Weights, fmt.Sprintf("%g", r.Concurrency), fmt.Sprintf("%d/%d", r.Input, r.Output),
 			ms(r.MeasuredTTFT), ms(r.PredictedTTFT), signed(r.TTFTError), ms(r.MeasuredTPOT), ms(r.PredictedTPOT), signed(r.TPOTError))
@@ -102,9 +107,32 @@ func writeServingRows(w io.Writer, res []servingcal.Result, top int) {
 	t.write(w, textStyle)
 }
 
+// writeNarrowServingRows is writeServingRows's table within textWidth.
+func writeNarrowServingRows(w io.Writer, rows []servingcal.Result) {
+	t := table{header: []string{"engine", "gpu", "model", "layout", "conc", "isl/osl", "TTFT", "pred", "err", "TPOT", "err"},
+		right: []bool{false, false, false, false, true, true, true, true, true, true, true}}
+	for _, r := range rows {
+		t.add(r.Engine, r.GPU, r.Model, r.Layout, fmt.Sprintf("%g", r.Concurrency), fmt.Sprintf("%d/%d", r.Input, r.Output),
+			short(r.MeasuredTTFT), short(r.PredictedTTFT), signed0(r.TTFTError), short(r.MeasuredTPOT), signed0(r.TPOTError))
+	}
+	t.write(w, textStyle)
+	fmt.Fprintln(w, "  (TTFT and TPOT measured, pred the model; --wide adds each row's id, weights and predicted TPOT)")
+}
+
 func pctErr(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 func signed(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }
-func ms(s float64) string     { return fmt.Sprintf("%.1f ms", 1e3*s) }
+
+// signed0 is signed to the percent, for the narrow tables.
+func signed0(x float64) string { return fmt.Sprintf("%+.0f%%", 100*x) }
+func ms(s float64) string      { return fmt.Sprintf("%.1f ms", 1e3*s) }
+
+// short is a duration in three significant digits, in ms below a second.
+func short(s float64) string {
+	if s >= 1 {
+		return strconv.FormatFloat(s, 'g', 3, 64) + " s"
+	}
+	return strconv.FormatFloat(1e3*s, 'g', 3, 64) + " ms"
+}
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x
