@@ -3,6 +3,8 @@ package costmodel
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpu-planner/planner/hardware"
 )
 
 // RecomputeModules is the set of submodules Megatron-Core's selective
@@ -195,4 +197,26 @@ func (m *Model) moduleFLOPsPerToken(mods RecomputeModules, seq int) float64 {
 		}
 	}
 	return f
+}
+
+// srcModules is the source of the recompute modules.
+const srcModules = "Megatron-Core megatron/core/transformer/transformer_config.py (recompute_modules), transformer_layer.py, " +
+	"multi_latent_attention.py, moe/experts.py"
+
+// modulesDropped names the tensors of one layer (an MoE layer when moe)
+// that the plan's recompute modules drop, with their sizes, for the
+// inventory line.
+func (e *Evaluator) modulesDropped(p Plan, moe bool) string {
+	sh := newActShape(e.m, p)
+	sh.setExperts(p, e.a.expertRowFactor())
+	var parts []string
+	for _, t := range e.specs[p.Attention][boolIndex(moe)] {
+		if b := sh.bytes(t); b > 0 && sh.kept(t) && sh.dropped(t, p.Recompute) {
+			parts = append(parts, t.name+" "+hardware.Bytes(b).String())
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }

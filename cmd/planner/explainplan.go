@@ -80,7 +80,12 @@ func writePlanParts(w io.Writer, s string, p costmodel.Plan) {
 	if p.SP {
 		part("sp", "sequence parallelism: norms and dropout split along the sequence over the tp ranks")
 	}
-	part(p.Recompute.String(), "%s", recomputeMeaning[p.Recompute.String()])
+	if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
+		part(fmt.Sprintf("selective[%s]", p.RecomputeModules), "selective recompute of Megatron-Core's modules %s: their saved tensors dropped and their forward run again in the backward pass",
+			p.RecomputeModules)
+	} else {
+		part(p.Recompute.String(), "%s", recomputeMeaning[p.Recompute.String()])
+	}
 	part(fmt.Sprintf("mb%d", p.MicroBatch), "micro-batches of %s", plural(p.MicroBatch, "sequence", "sequences"))
 	if p.Schedule == costmodel.GPipe {
 		part("gpipe", "GPipe schedule: every forward of a step before any backward")
