@@ -37,7 +37,7 @@ type Performance struct {
 // FLOPFormula states how Performance counts FLOPs.
 const FLOPFormula = "model FLOPs/token = 3 x forward (forward 1x, backward 2x), forward = 2 x active non-embedding params " +
 	"+ 2 x h x vocab (logits) + layers x 2 x heads x (d_qk + d_v) x (s+1)/2 (causal attention); " +
-	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the attention core (selective)"
+	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the recomputed modules (selective; by default the attention core)"
 
 // Performance estimates the speed of plan p, which must be normalized
 // (Plan.Normalize) for e's model and use a precision e's GPU supports
