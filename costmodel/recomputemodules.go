@@ -205,12 +205,16 @@ const srcModules = "Megatron-Core megatron/core/transformer/transformer_config.p
 
 // modulesDropped names the tensors of one layer (an MoE layer when moe)
 // that the plan's recompute modules drop, with their sizes, for the
-// inventory line.
-func (e *Evaluator) modulesDropped(p Plan, moe bool) string {
+// inventory line: outside the MoE MLP, whose own line names its
+// (moeActivationLine), or inside it when mlp.
+func (e *Evaluator) modulesDropped(p Plan, moe, mlp bool) string {
 	sh := newActShape(e.m, p)
 	sh.setExperts(p, e.a.expertRowFactor())
 	var parts []string
 	for _, t := range e.specs[p.Attention][boolIndex(moe)] {
+		if (t.mods&ModMoE != 0) != mlp {
+			continue
+		}
 		if b := sh.bytes(t); b > 0 && sh.kept(t) && sh.dropped(t, p.Recompute) {
 			parts = append(parts, t.name+" "+hardware.Bytes(b).String())
 		}

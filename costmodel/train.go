@@ -228,7 +228,7 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		layers.Source += "; " + srcOpSAC
 	}
 	if p.Recompute == Selective && p.RecomputeModules != 0 {
-		layers.Formula += "; recomputed, not saved: " + e.modulesDropped(p, s.MoELayers > 0)
+		layers.Formula += "; recomputed, not saved: " + e.modulesDropped(p, s.MoELayers > 0, false)
 		layers.Source += "; " + srcModules
 	}
 	return []Line{
