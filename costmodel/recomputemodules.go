@@ -38,7 +38,7 @@ import (
 //     only).
 //   - moe_act: the expert activation's output (the expert down
 //     projection's input); the fc1 output it is recomputed from is kept
-//     (moe/experts.py, activation_checkpoint around the activation).
+//     (moe/experts.py, a CheckpointWithoutOutput around the activation).
 //   - shared_experts: the shared experts' intermediates (moe/
 //     shared_experts.py under checkpoint).
 type RecomputeModules uint8
