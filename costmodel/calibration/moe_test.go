@@ -54,9 +54,9 @@ func TestMoERows(t *testing.T) {
 func TestMoERecipeRecomputeModules(t *testing.T) {
 	for id, want := range map[string]costmodel.RecomputeModules{
 		"r0286": costmodel.ModMLAUpProj | costmodel.ModMLP,    // DeepSeek-V3, B200, pp 8 v 2
-		"r0411": costmodel.ModMLAUpProj,                       // DeepSeek-V3, GB200, pp 4 v 4
-		"r0418": costmodel.ModLayerNorm | costmodel.ModMoEAct, // gpt-oss-120b, H100
-		"r0342": 0,                                            // Qwen3-30B-A3B: recompute_granularity None
+		"r0284": costmodel.ModMLAUpProj,                       // DeepSeek-V3, GB200, pp 4 v 4
+		"r0291": costmodel.ModLayerNorm | costmodel.ModMoEAct, // gpt-oss-120b, H100
+		"r0296": 0,                                            // Qwen3-30B-A3B: recompute_granularity None
 	} {
 		c := caseByID(t, id)
 		got := c.Plan.RecomputeModules
