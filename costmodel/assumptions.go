@@ -156,6 +156,11 @@ type Assumptions struct {
 	// synchronizes before the dispatch (setMoEDefaults); 0 where CUDA
 	// graphs keep the host ahead of the GPU or a sync-free dispatcher runs.
 	MoEHostSync hardware.Seconds `json:"moe_host_sync_s"`
+	// HighPrecisionSavedInputs: the low-precision linears save their
+	// 16-bit input for the weight gradient, as torchao's float8 linears
+	// do, instead of Transformer Engine's one low-format copy
+	// (Recipe.SavedInputBytes).
+	HighPrecisionSavedInputs bool `json:"high_precision_saved_inputs,omitempty"`
 	// MoEWeightedActivation: the router's probabilities scale the expert
 	// activation's output and the combine sums the expert outputs
 	// unweighted, so it keeps no copy of them for backward
