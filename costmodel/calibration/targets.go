@@ -46,8 +46,8 @@ const (
 	GuardSetMedian   = 0.11
 	GuardSetP90      = 0.33
 	GuardLOSOMedian  = 0.14
-	GuardMoEMedian   = 0.21
-	GuardMoESigned   = 0.19
+	GuardMoEMedian   = 0.12
+	GuardMoESigned   = 0.07
 )
 
 // Check is one target against the data.
