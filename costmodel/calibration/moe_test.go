@@ -107,9 +107,10 @@ func TestMoEAccuracy(t *testing.T) {
 		t.Errorf("mixture-of-experts rows: median %.1f%% (guard %.0f%%), signed %+.1f%% (guard +-%.0f%%)",
 			100*s.Median, 100*GuardMoEMedian, 100*s.Signed, 100*GuardMoESigned)
 	}
-	// Configurations predicted to fit today keep fitting.
-	if fits < 21 {
-		t.Errorf("only %d mixture-of-experts configurations that ran are predicted to fit (today: 21)", fits)
+	// Every configuration that ran is predicted to fit (the sources do
+	// not report their memory, so the budget is the whole HBM).
+	if fits < len(rs) {
+		t.Errorf("only %d of %d mixture-of-experts configurations that ran are predicted to fit", fits, len(rs))
 	}
 }
 
