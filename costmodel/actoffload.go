@@ -131,7 +131,9 @@ func hostActivationLine(p Plan, s StageMemory) Line {
 // with fwd and bwd one layer's kernels for one micro-batch (no
 // recompute: Megatron-Core rejects it with offload) and B_link the
 // per-direction link bandwidth. The link is taken as free of the model
-// state offload's traffic, which runs mostly at the step's end.
+// state offload's traffic, which runs mostly at the step's end. Like
+// offloadTime, the result is added once per step to the stage, not to
+// the per-micro-batch time the pipeline bubble scales with.
 func (e *Evaluator) actOffloadTime(in *stepInput, r int) float64 {
 	n := in.p.OffloadActivationLayers
 	if n <= 0 {
