@@ -15,6 +15,7 @@ type actShape struct {
 	kvDiv    float64 // min(tp, kv heads)
 	sp       bool
 	actBytes float64 // 2 (bf16, fp16, fp8 runs) or 4 (fp32)
+	lowIn    float64 // a low-format linear's saved input per element (Recipe.SavedInputBytes; 0: actBytes)
 	hidden   float64
 	// frozen: under LoRA, the base is frozen and only the inputs of the
 	// adapted matrices (targets) are saved for weight gradients.
@@ -22,6 +23,8 @@ type actShape struct {
 	targets LoRATargets
 	// expRows and expCols divide the expert tensors (setExperts).
 	expRows, expCols float64
+	// mods: the modules selective recompute drops (Plan.modules).
+	mods RecomputeModules
 }
 
 // setExperts sets the divisors of the expert tensors for plan p with the
@@ -47,8 +50,20 @@ func newActShape(m *Model, p Plan) actShape {
 	if p.Precision == FP32 {
 		s.actBytes = 4
 	}
+	s.lowIn = p.Precision.Recipe().SavedInputBytes
 	s.frozen, s.targets = p.Task.Adapted(), p.LoRATargets
+	s.mods = p.modules()
 	s.setExperts(p, 1)
+	return s
+}
+
+// newActShape is newActShape under the evaluator's assumptions: with
+// HighPrecisionSavedInputs the low-precision linears keep 16-bit inputs.
+func (e *Evaluator) newActShape(p Plan) actShape {
+	s := newActShape(e.m, p)
+	if e.a.HighPrecisionSavedInputs {
+		s.lowIn = 0
+	}
 	return s
 }
 
@@ -64,6 +79,12 @@ func (s actShape) elemBytes(k elemKind) float64 {
 		return 1
 	case elemFP32:
 		return 4
+	case elemLowIn:
+		if s.lowIn > 0 {
+			return s.lowIn
+		}
+	case elemActLowIn:
+		return s.actBytes + s.lowIn
 	}
 	return s.actBytes
 }
@@ -101,7 +122,8 @@ func (s actShape) bytes(t tensorSpec) float64 {
 }
 
 // saved sums what one layer keeps under recompute policy r: everything,
-// everything but the attention core (selective), or only the layer's
+// everything but what the plan's recompute modules drop (selective; by
+// default the attention core), or only the layer's
 // input (full: 2sbh, split over TP under sequence parallelism). Under
 // OpSAC, ts is the policy's own list (opSACTensors), kept whole.
 func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
@@ -110,12 +132,18 @@ func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
 	}
 	var sum float64
 	for _, t := range ts {
-		if r == Selective && t.core || !s.kept(t) {
+		if s.dropped(t, r) || !s.kept(t) {
 			continue
 		}
 		sum += s.bytes(t)
 	}
 	return sum
+}
+
+// dropped reports whether recompute policy r drops tensor t: under
+// selective recompute, when one of the plan's modules recomputes it.
+func (s actShape) dropped(t tensorSpec, r Recompute) bool {
+	return r == Selective && t.mods&s.mods != 0
 }
 
 // layerInput is the one tensor full recompute keeps per layer: the
@@ -161,7 +189,7 @@ func LayerActivations(m *Model, p Plan) []ActivationTensor {
 		out = append(out, ActivationTensor{
 			Name: t.name, Block: t.block, Bytes: hardware.Bytes(s.bytes(t)),
 			Formula: s.formula(t), Quadratic: t.quadratic,
-			Recomputed: p.Recompute == Full || p.Recompute == Selective && t.core,
+			Recomputed: p.Recompute == Full || s.dropped(t, p.Recompute),
 		})
 	}
 	return out

@@ -6,12 +6,14 @@ import "github.com/gpu-planner/planner/hardware"
 // that sets its length. The parts add up to Total.
 type StepTime struct {
 	// Compute is the forward and backward kernels of every micro-batch
-	// (no recompute), split into matrix multiplies, attention kernels and
-	// memory-bound kernels.
+	// (no recompute), split into matrix multiplies, attention kernels,
+	// memory-bound kernels and, for MoE layers, the time the GPU waits
+	// on the host's token-count synchronization (moeHostSync).
 	Compute            hardware.Seconds `json:"compute_s"`
 	ComputeGEMM        hardware.Seconds `json:"compute_gemm_s"`
 	ComputeAttention   hardware.Seconds `json:"compute_attention_s"`
 	ComputeMemoryBound hardware.Seconds `json:"compute_memory_bound_s"`
+	ComputeHostSync    hardware.Seconds `json:"compute_host_sync_s,omitempty"`
 	// Recompute is the extra forward work of activation recomputation.
 	Recompute hardware.Seconds `json:"recompute_s"`
 	// Bubble is the pipeline's idle time: (the other stages' time per
@@ -32,7 +34,10 @@ type StepTime struct {
 	// Offload is the part of the host transfers and the CPU optimizer
 	// step of an offloaded plan not hidden behind compute (offloadtime.go).
 	Offload hardware.Seconds `json:"offload_s,omitempty"`
-	Total   hardware.Seconds `json:"total_s"`
+	// ActivationOffload is the part of the activation copies to and from
+	// the host not hidden behind the next layer's compute (actoffload.go).
+	ActivationOffload hardware.Seconds `json:"activation_offload_s,omitempty"`
+	Total             hardware.Seconds `json:"total_s"`
 	// Stage is the pipeline stage the breakdown is for, MicroBatches the
 	// micro-batches it runs per step.
 	Stage        int `json:"stage"`
@@ -62,6 +67,7 @@ type stepInput struct {
 	act         float64 // activation message of one micro-batch: tokens x h x e
 	tp, cp      layerComm
 	ep          epLayer
+	acts        layerActs // saved bytes per layer, with activation offload only
 }
 
 // layerComm is one layer's tensor- or context-parallel collectives for one
@@ -81,6 +87,7 @@ type stageTime struct {
 	tail          [numCommKinds]float64 // per step, after the last micro-batch
 	optimizer     float64
 	offload       float64 // per step: exposed host transfers and CPU optimizer step
+	actOffload    float64 // per step: exposed activation copies
 	perMB         float64 // one micro-batch: kernels + exposed communication
 	// Exposed network bytes per micro-batch and per step, and the
 	// slowest tier with exposed traffic.
@@ -90,7 +97,7 @@ type stageTime struct {
 
 // total is the stage's time on its own: m micro-batches and the tail.
 func (st *stageTime) total(m float64) float64 {
-	t := m*st.perMB + st.optimizer + st.offload
+	t := m*st.perMB + st.optimizer + st.offload + st.actOffload
 	for _, x := range st.tail {
 		t += x
 	}
@@ -129,12 +136,16 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in.dense = e.layerCost(in.r, in.sh, false)
 	if e.m.MoE != nil {
 		in.moe = e.layerCost(in.r, in.sh, true)
+		in.moe.fwd.host = float64(e.a.MoEHostSync)
 	}
 	in.first, in.last = e.stageEnds(in.r, in.sh)
 	in.act = in.sh.tokens * float64(e.m.Hidden) * in.r.e
 	in.tp = e.tpLayerComm(&in)
 	in.cp = e.cpLayerComm(&in)
 	in.ep = e.epLayerComm(&in)
+	if p.OffloadActivationLayers > 0 {
+		in.acts = e.layerActs(p)
+	}
 	return in
 }
 
@@ -236,22 +247,24 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		ComputeGEMM:        hardware.Seconds(m * (st.fwd.gemm + st.bwd.gemm)),
 		ComputeAttention:   hardware.Seconds(m * (st.fwd.attn + st.bwd.attn)),
 		ComputeMemoryBound: hardware.Seconds(m * (st.fwd.mem + st.bwd.mem)),
+		ComputeHostSync:    hardware.Seconds(m * (st.fwd.host + st.bwd.host)),
 		Recompute:          hardware.Seconds(m * st.rec.total()),
 		Bubble:             hardware.Seconds(bubble),
 		ExposedTP:          hardware.Seconds(exp[CommTP]), ExposedCP: hardware.Seconds(exp[CommCP]),
 		ExposedPP: hardware.Seconds(exp[CommPP]), ExposedDPGrads: hardware.Seconds(exp[CommDPGrads]),
 		ExposedDPParams: hardware.Seconds(exp[CommDPParams]), ExposedEP: hardware.Seconds(exp[CommEP]),
-		Optimizer: hardware.Seconds(st.optimizer),
-		Offload:   hardware.Seconds(st.offload),
-		Stage:     r, MicroBatches: int(m),
+		Optimizer:         hardware.Seconds(st.optimizer),
+		Offload:           hardware.Seconds(st.offload),
+		ActivationOffload: hardware.Seconds(st.actOffload),
+		Stage:             r, MicroBatches: int(m),
 	}
-	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload
+	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload + s.ActivationOffload
 	rec := 0.0
 	switch in.p.Recompute {
 	case Full:
 		rec = in.dense.fwd.total() + in.tp.rec + in.cp.rec
 	case Selective:
-		rec = in.dense.core.total() + in.cp.rec
+		rec = in.dense.selective(in.p.modules()).total() + in.cp.rec
 	case OpSAC:
 		rec = in.dense.sac.total() + in.tp.rec + in.cp.rec
 	}
@@ -274,8 +287,8 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	case Full:
 		st.rec = st.fwd
 	case Selective:
-		st.rec.add(in.dense.core, dense)
-		st.rec.add(in.moe.core, float64(moe))
+		st.rec.add(in.dense.selective(p.modules()), dense)
+		st.rec.add(in.moe.selective(p.modules()), float64(moe))
 	case OpSAC:
 		st.rec.add(in.dense.sac, dense)
 		st.rec.add(in.moe.sac, float64(moe))
@@ -303,6 +316,7 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 		st.optimizer = 0
 		st.offload = e.offloadTime(in, &st, ps, float64(layers))
 	}
+	st.actOffload = e.actOffloadTime(in, r)
 	st.perMB = st.fwd.total() + st.bwd.total() + st.rec.total()
 	for _, x := range st.exposed {
 		st.perMB += x

@@ -69,6 +69,18 @@
 // the fp32 gradient partition that DeepSpeed ZeRO-1/2's optimizer step
 // allocates.
 //
+// --recompute selective --recompute-modules takes Megatron-Core's
+// recompute_modules (core_attn, moe_act, layernorm, mla_up_proj, mlp,
+// moe, shared_experts; default core_attn): each module's saved tensors
+// leave the inventory, whose layer line names them, and its forward runs
+// again in the backward pass. The plan string reads
+// selective[mla_up_proj,mlp], and export writes the modules as
+// --recompute-modules or model.recompute_modules. DeepSeek-V3 on GB200
+// as Megatron-Bridge's recipe recomputes it, 40 GB less per GPU than
+// without recompute:
+//
+//	$ planner estimate --model deepseek-v3 --gpu gb200 --gpus 256 --gpus-per-node 4 --pp 4 --vpp 4 --ep 64 --zero 1 --recompute selective --recompute-modules mla_up_proj --precision mxfp8 --gbs 4096 --framework nemo
+//
 // The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
 // --overlap-param-gather, --overlap-p2p and the efficiency flags change the
 // step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of
@@ -224,7 +236,15 @@
 // 1 to 3) or params (ZeRO-Infinity, zero 3) keeps model states in host
 // memory, checked against 80% of the host DRAM per GPU of the server the
 // GPU sits in, and the step time adds what the host transfers and the
-// CPU optimizer step leave exposed.
+// CPU optimizer step leave exposed. --offload-activations N copies the
+// saved activations of the first N layers of each stage to host memory
+// after their forward and back before their backward (Megatron-Core's
+// cpu_offloading_num_layers, fewer than the stage's layers, with
+// --recompute none): the stage keeps one layer in transfer, the host
+// budget takes the rest, and the step adds the copies that outlast the
+// next layer's forward or backward on the host link:
+//
+//	$ planner estimate --model llama3-8b --gpus 8 --zero 1 --offload-activations 16 --seq 8192
 //
 // Can Llama 3 70B be fine-tuned on one H100 server? Not with every weight
 // and Adam on the GPUs; yes with the optimizer states offloaded (also

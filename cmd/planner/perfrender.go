@@ -79,12 +79,18 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		note = wrapText(note, textWidth, strings.Repeat(" ", 2+40+1+10+2))
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
 	}
-	line("compute: forward and backward", b.Compute,
-		fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound))
+	split := fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound)
+	if b.ComputeHostSync > 0 {
+		split += fmt.Sprintf(", MoE host syncs %v", b.ComputeHostSync)
+	}
+	line("compute: forward and backward", b.Compute, split)
 	if p.Recompute != costmodel.NoRecompute {
 		what := map[costmodel.Recompute]string{costmodel.Full: "the forward of every layer again",
 			costmodel.Selective: "the attention core again",
 			costmodel.OpSAC:     "every layer's forward but the saved matmuls and attention"}[p.Recompute]
+		if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
+			what = "the forward of the modules " + p.RecomputeModules.String() + " again"
+		}
 		line("recompute ("+p.Recompute.String()+")", b.Recompute, what)
 	}
 	if p.PP > 1 {
@@ -111,6 +117,9 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		line("offload: host transfers, CPU optimizer", b.Offload, "not hidden: gradients out, CPU Adam, weights back (ZeRO-Offload)")
 	} else {
 		line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
+	}
+	if p.OffloadActivationLayers > 0 {
+		line("offload: activation copies", b.ActivationOffload, "not hidden behind the next layer's forward and backward (Megatron-Core cpu_offloading)")
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")

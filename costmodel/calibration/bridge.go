@@ -1,6 +1,10 @@
 package calibration
 
-import "github.com/gpu-planner/planner/costmodel"
+import (
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
 
 // bridgeRecipes are what Megatron-Bridge's performance recipes set for
 // Llama 3 beyond the summary tables' columns (NVIDIA-NeMo/Megatron-Bridge
@@ -78,9 +82,13 @@ func (r moeRecipe) matches(c *Case) bool {
 // the rest: the all-to-alls overlap compute only where moe_a2a_overlap
 // is set; the DeepEP and HybridEP dispatchers send a token once per
 // node (EPNodeDedup), the alltoall dispatcher every copy; CUDA graphs
-// (launch overhead) are not modeled; module recompute (moe_act,
-// layernorm, mla_up_proj, mlp) has no counterpart among none, selective
-// and full, so the cases run without it. The router is force-balanced
+// over the attention or the whole iteration hide the MoE layers' host
+// syncs (GraphsHideHostSync: the host relaunches the next block in one
+// graph launch), and without them each MoE layer's forward waits
+// MoEHostSync on the host; other launch overhead is not modeled. The
+// modules a recipe recomputes (recompute_modules: moe_act, layernorm,
+// mla_up_proj, mlp) run as selective recompute of exactly those modules
+// (costmodel.RecomputeModules). The router is force-balanced
 // (Case.Assumptions).
 func (c *Case) moeRecipes() {
 	assume(&c.Assumed, "router force-balanced, dropless (MoELoadImbalance 1)")
@@ -102,13 +110,31 @@ func (c *Case) moeRecipes() {
 		default:
 			assume(&c.Assumed, "recipe: %s token dispatcher (priced as all-to-all)", r.dispatcher)
 		}
-		if r.graphs != "" {
-			assume(&c.Assumed, "recipe: CUDA graphs over %s (launch overhead not modeled)", r.graphs)
+		switch {
+		case strings.Contains(r.graphs, "attention") || r.graphs == "full iteration":
+			c.GraphsHideHostSync = true
+			assume(&c.Assumed, "recipe: CUDA graphs over %s (the MoE layers' host syncs hidden: MoEHostSync 0)", r.graphs)
+		case r.graphs != "":
+			assume(&c.Assumed, "recipe: CUDA graphs over %s (the MoE layers' host syncs still priced)", r.graphs)
+		default:
+			assume(&c.Assumed, "recipe: no CUDA graphs (a host sync per MoE layer and forward pass, MoEHostSync)")
 		}
 		if r.recompute != "" {
-			assume(&c.Assumed, "recipe: recompute_modules %s (not modeled: no recompute)", r.recompute)
+			c.recomputeModules(r.recompute)
 		}
 		return
 	}
 	assume(&c.Assumed, "recipe for this layout not in the current scripts: all-to-alls exposed")
+}
+
+// recomputeModules sets the recipe's recompute_modules (a list the
+// recipe table spells with Megatron's names; a bad name is a bug in
+// moeRecipes).
+func (c *Case) recomputeModules(names string) {
+	mods, err := costmodel.ParseRecomputeModules(names)
+	if err != nil {
+		panic(err)
+	}
+	c.Plan.Recompute, c.Plan.RecomputeModules = costmodel.Selective, mods
+	assume(&c.Assumed, "recipe: recompute_granularity selective, recompute_modules %s", mods)
 }
