@@ -22,6 +22,8 @@ type actShape struct {
 	targets LoRATargets
 	// expRows and expCols divide the expert tensors (setExperts).
 	expRows, expCols float64
+	// mods: the modules selective recompute drops (Plan.modules).
+	mods RecomputeModules
 }
 
 // setExperts sets the divisors of the expert tensors for plan p with the
@@ -48,6 +50,7 @@ func newActShape(m *Model, p Plan) actShape {
 		s.actBytes = 4
 	}
 	s.frozen, s.targets = p.Task.Adapted(), p.LoRATargets
+	s.mods = p.modules()
 	s.setExperts(p, 1)
 	return s
 }
@@ -101,7 +104,8 @@ func (s actShape) bytes(t tensorSpec) float64 {
 }
 
 // saved sums what one layer keeps under recompute policy r: everything,
-// everything but the attention core (selective), or only the layer's
+// everything but what the plan's recompute modules drop (selective; by
+// default the attention core), or only the layer's
 // input (full: 2sbh, split over TP under sequence parallelism). Under
 // OpSAC, ts is the policy's own list (opSACTensors), kept whole.
 func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
@@ -110,12 +114,18 @@ func (s actShape) saved(ts []tensorSpec, r Recompute) float64 {
 	}
 	var sum float64
 	for _, t := range ts {
-		if r == Selective && t.core || !s.kept(t) {
+		if s.dropped(t, r) || !s.kept(t) {
 			continue
 		}
 		sum += s.bytes(t)
 	}
 	return sum
+}
+
+// dropped reports whether recompute policy r drops tensor t: under
+// selective recompute, when one of the plan's modules recomputes it.
+func (s actShape) dropped(t tensorSpec, r Recompute) bool {
+	return r == Selective && t.mods&s.mods != 0
 }
 
 // layerInput is the one tensor full recompute keeps per layer: the
@@ -161,7 +171,7 @@ func LayerActivations(m *Model, p Plan) []ActivationTensor {
 		out = append(out, ActivationTensor{
 			Name: t.name, Block: t.block, Bytes: hardware.Bytes(s.bytes(t)),
 			Formula: s.formula(t), Quadratic: t.quadratic,
-			Recomputed: p.Recompute == Full || p.Recompute == Selective && t.core,
+			Recomputed: p.Recompute == Full || s.dropped(t, p.Recompute),
 		})
 	}
 	return out

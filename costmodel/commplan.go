@@ -173,7 +173,7 @@ func (e *Evaluator) cpLayerComm(in *stepInput) layerComm {
 	} else {
 		c = e.cpRing(in, local, block, blockBwd)
 	}
-	if p.Recompute != NoRecompute {
+	if p.recomputesCore() {
 		c.rec = c.fwd
 	}
 	return c
@@ -228,7 +228,7 @@ func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers fl
 	}
 	st.addComm(set, item(fwd, c.opA, c.a, c.perPass, c.fwd), true, in.m)
 	st.addComm(set, item(bwd, c.opB, c.b, bwdCalls, c.bwd), true, in.m)
-	if p.Recompute != NoRecompute {
+	if p.recomputesCore() {
 		st.addComm(set, item(rec, c.opA, c.a, c.perPass, c.rec), true, in.m)
 	}
 }

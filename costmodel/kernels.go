@@ -1,6 +1,10 @@
 package costmodel
 
-import "github.com/gpu-planner/planner/costmodel/efficiency"
+import (
+	"math/bits"
+
+	"github.com/gpu-planner/planner/costmodel/efficiency"
+)
 
 // The compute time of a layer is a sum of kernels. Matrix multiplies and
 // fused attention take the time of the efficiency package's curves for
@@ -54,6 +58,11 @@ type kernelCost struct {
 }
 
 func (k kernelCost) total() float64 { return k.gemm + k.attn + k.mem }
+
+// since is the cost k added after it was before.
+func (k kernelCost) since(before kernelCost) kernelCost {
+	return kernelCost{k.gemm - before.gemm, k.attn - before.attn, k.mem - before.mem, k.flops - before.flops}
+}
 
 func (k *kernelCost) add(o kernelCost, n float64) {
 	k.gemm += n * o.gemm
@@ -169,6 +178,28 @@ type layerCost struct {
 	fwd, bwd, core, coreBwd kernelCost
 	// sac is the forward work OpSAC recomputes (opSACRecompute).
 	sac kernelCost
+	// mods is the forward work of each Megatron recompute module, in
+	// the bit order of RecomputeModules (mark).
+	mods [numRecomputeModules]kernelCost
+}
+
+// mark adds the forward work since before to module mod.
+func (c *layerCost) mark(mod RecomputeModules, before kernelCost) {
+	c.mods[bits.TrailingZeros8(uint8(mod))].add(c.fwd.since(before), 1)
+}
+
+// selective is the forward work selective recompute of modules mods
+// reruns: the forward of exactly those modules (Megatron-Core reruns a
+// checkpointed module's forward in backward, transformer_config.py
+// recompute_modules).
+func (c layerCost) selective(mods RecomputeModules) kernelCost {
+	var k kernelCost
+	for i := range c.mods {
+		if mods&(1<<i) != 0 {
+			k.add(c.mods[i], 1)
+		}
+	}
+	return k
 }
 
 // pass adds a kernel's forward and backward cost.
@@ -260,14 +291,21 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 	var c layerCost
 	q := pass{r: r, c: &c, t: sh.tokens}
 	h := float64(e.m.Hidden)
+	before := c.fwd
 	q.norm(sh.hs)
+	c.mark(ModLayerNorm, before)
 	e.attentionKernels(q, sh)
 	q.residual(sh.hs, e.m.Dropout)
+	before = c.fwd
 	q.norm(sh.hs)
+	c.mark(ModLayerNorm, before)
+	before = c.fwd
 	if moe {
 		e.moeKernels(q, sh)
+		c.mark(ModMoE, before)
 	} else {
 		mlpKernels(q, e.m, float64(e.m.FFN)/sh.tp, h)
+		c.mark(ModMLP, before)
 	}
 	q.residual(sh.hs, e.m.Dropout)
 	c.sac = c.opSACRecompute(sh.eager, sh.tokens*e.sacFLOPs[boolIndex(moe)]/sh.tp)
@@ -302,15 +340,19 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		if a.QLoRARank > 0 {
 			qr := float64(a.QLoRARank)
 			q.linear(h, qr)
+			before := q.c.fwd
 			q.norm(qr)
 			q.adapted(qr, sh.heads*qk, TargetQ)
+			q.c.mark(ModMLAUpProj, before)
 		} else {
 			q.adapted(h, sh.heads*qk, TargetQ)
 		}
 		kr := float64(a.KVLoRARank)
 		q.adapted(h, kr+float64(a.QKRopeDim), TargetK)
+		before := q.c.fwd
 		q.norm(kr)
 		q.adapted(kr, sh.heads*float64(a.QKNopeDim+a.VDim), TargetV)
+		q.c.mark(ModMLAUpProj, before)
 	} else {
 		q.linear(h, (sh.heads+2*sh.kv)*qk)
 		q.adapter(h, sh.heads*qk, TargetQ)
@@ -364,9 +406,11 @@ func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
 		r.bmm(&fwd, 2*scores*v, scores*e+io)
 		r.bmm(&bwd, 4*scores*qk, 2*scores*e+io)
 	}
+	before := c.fwd
 	c.fwd.add(fwd, 1)
 	c.bwd.add(bwd, 1)
 	c.core, c.coreBwd = fwd, bwd
+	c.mark(ModCoreAttn, before)
 }
 
 // fusedAttention is the forward and backward seconds of one layer's

@@ -34,7 +34,7 @@ func leverCandidates(p Plan) []leverCandidate {
 		{"--zero 3", "shards weights, gradients and optimizer states over dp*cp", func(q Plan) Plan { q.ZeRO = 3; return q }, 0},
 		{"--zero 1", "shards the optimizer states over dp*cp", func(q Plan) Plan { q.ZeRO = max(q.ZeRO, 1); return q }, 0},
 		{"--recompute selective", "drops the attention core's activations", func(q Plan) Plan { q.Recompute = Selective; return q }, 0},
-		{"--recompute full", "keeps only each layer's input", func(q Plan) Plan { q.Recompute = Full; return q }, 0},
+		{"--recompute full", "keeps only each layer's input", func(q Plan) Plan { q.Recompute, q.RecomputeModules = Full, 0; return q }, 0},
 		{"--mbs 1", "activations scale with the micro-batch", func(q Plan) Plan { q.MicroBatch = 1; return q }, 0},
 		{"--sp", "splits norm and dropout activations over tp", func(q Plan) Plan { q.SP = true; return q }, 0},
 		{fmt.Sprintf("--ep %d", 2*max(p.EP, 1)), "spreads the routed experts over more expert-parallel ranks",

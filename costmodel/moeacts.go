@@ -26,6 +26,9 @@ func (e *Evaluator) moeActivationLine(p Plan, s StageMemory) Line {
 	parts := make([]string, 0, len(e.moe))
 	var per float64
 	for _, t := range e.moe {
+		if sh.dropped(t, p.Recompute) {
+			continue
+		}
 		b := sh.bytes(t)
 		per += b
 		parts = append(parts, fmt.Sprintf("%s %s = %v", t.name, sh.formula(t), hardware.Bytes(b)))
@@ -33,5 +36,8 @@ func (e *Evaluator) moeActivationLine(p Plan, s StageMemory) Line {
 	layers := float64(s.MoEActivations) / per
 	l.Formula = fmt.Sprintf("%.3g MoE layer-micro-batches in flight x %v per layer: %s (k = top-%d, fe = %d, rows x %g for the busiest expert)",
 		layers, hardware.Bytes(per), strings.Join(parts, ", "), e.m.MoE.TopK, e.m.MoE.ExpertFFN, e.a.expertRowFactor())
+	if p.modules()&(ModMoE|ModMoEAct|ModSharedExperts) != 0 {
+		l.Formula += "; recomputed, not saved: " + e.modulesDropped(p, true, true)
+	}
 	return l
 }

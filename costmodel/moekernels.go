@@ -62,7 +62,9 @@ func (e *Evaluator) moeKernels(q pass, sh layerShape) {
 	}
 	groupedMLPKernels(q, e.m, sh.expGroups, sh.expRows, sh.expFFN, h)
 	if x.Shared > 0 {
+		before := q.c.fwd
 		mlpKernels(q, e.m, float64(x.Shared*x.SharedFFN)/sh.tp, h)
+		q.c.mark(ModSharedExperts, before)
 	}
 }
 
@@ -73,10 +75,15 @@ func groupedMLPKernels(q pass, m *Model, groups, rows, f, h float64) {
 	ew.t = groups * rows
 	if m.MLP == SwiGLU {
 		q.groupedLinear(groups, rows, h, 2*f)
-		ew.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
 	} else {
 		q.groupedLinear(groups, rows, h, f)
+	}
+	before := q.c.fwd
+	if m.MLP == SwiGLU {
+		ew.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
+	} else {
 		ew.elementwise(2*f, 3*f)
 	}
+	q.c.mark(ModMoEAct, before)
 	q.groupedLinear(groups, rows, f, h)
 }

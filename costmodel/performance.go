@@ -37,7 +37,7 @@ type Performance struct {
 // FLOPFormula states how Performance counts FLOPs.
 const FLOPFormula = "model FLOPs/token = 3 x forward (forward 1x, backward 2x), forward = 2 x active non-embedding params " +
 	"+ 2 x h x vocab (logits) + layers x 2 x heads x (d_qk + d_v) x (s+1)/2 (causal attention); " +
-	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the attention core (selective)"
+	"hardware FLOPs add the recomputed forward: the whole layer stack (full) or the recomputed modules (selective; by default the attention core)"
 
 // Performance estimates the speed of plan p, which must be normalized
 // (Plan.Normalize) for e's model and use a precision e's GPU supports
@@ -76,8 +76,9 @@ func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 // flopsPerToken is the model and hardware FLOPs of one token (FLOPFormula).
 // Full recompute repeats the forward of the transformer layers (not the
 // output layer, which Megatron-LM does not checkpoint); selective
-// recompute repeats the attention core: the causal score and value
-// FLOPs (Korthikanti et al. 2022, sec. 5; Appendix A counts the same).
+// recompute repeats its modules' forward (moduleFLOPsPerToken; by
+// default the attention core: the causal score and value FLOPs,
+// Korthikanti et al. 2022, sec. 5; Appendix A counts the same).
 // OpSAC repeats the layers' forward but the matrix multiplies whose
 // outputs it saves and, with a fused kernel, the attention core
 // (opSACTensors).
@@ -91,7 +92,7 @@ func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 	case Full:
 		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden)
 	case Selective:
-		hw = model + float64(e.m.Layers)*e.m.attentionFLOPsPerKey()*(float64(p.Seq)+1)/2
+		hw = model + e.m.moduleFLOPsPerToken(p.modules(), p.Seq)
 	case OpSAC:
 		moe := float64(e.m.kinds().moe(0, e.m.Layers))
 		saved := (float64(e.m.Layers)-moe)*e.sacFLOPs[0] + moe*e.sacFLOPs[1]

@@ -53,6 +53,10 @@ type Plan struct {
 	// norm and dropout regions are split along the sequence over TP ranks.
 	SP        bool      `json:"sp"`
 	Recompute Recompute `json:"recompute"`
+	// RecomputeModules is the set Megatron's selective recompute reruns
+	// (recompute_modules); zero is its default, core_attn. Only with
+	// Recompute Selective (recomputemodules.go).
+	RecomputeModules RecomputeModules `json:"recompute_modules,omitempty"`
 	// MicroBatch is sequences per micro-batch, GlobalBatch sequences per
 	// optimizer step, Seq tokens per sequence.
 	MicroBatch  int       `json:"micro_batch"`
@@ -107,7 +111,8 @@ func (p Plan) ExpertDP() int {
 // Virtual stages appear as "pp16v2", uneven first/last stages as
 // "pp16[7,7]", expert parallelism as "-ep8" and "-etp2" after the data
 // parallel degree (omitted when 1, so dense plans read as before) and
-// the GPipe schedule as a "-gpipe" suffix. ParsePlan reads
+// the GPipe schedule as a "-gpipe" suffix, and selective recompute of
+// other Megatron modules than core_attn as "selective[mla_up_proj,mlp]". ParsePlan reads
 // it back. Job settings (sequence, batch, precision, optimizer, attention)
 // are not part of the layout string.
 func (p Plan) String() string {
@@ -130,7 +135,11 @@ func (p Plan) String() string {
 	if p.SP {
 		b.WriteString("-sp")
 	}
-	fmt.Fprintf(&b, "-%s-mb%d", p.Recompute, p.MicroBatch)
+	fmt.Fprintf(&b, "-%s", p.Recompute)
+	if p.Recompute == Selective && p.RecomputeModules.Effective() != ModCoreAttn {
+		fmt.Fprintf(&b, "[%s]", p.RecomputeModules)
+	}
+	fmt.Fprintf(&b, "-mb%d", p.MicroBatch)
 	if p.Schedule == GPipe {
 		b.WriteString("-gpipe")
 	}
@@ -174,7 +183,18 @@ func (p *Plan) parseField(f string) (string, error) {
 		return "schedule", nil
 	case slices.Contains(recomputeNames, f):
 		p.Recompute, _ = ParseRecompute(f)
+		p.RecomputeModules = 0
 		return "recompute", nil
+	case strings.HasPrefix(f, "selective["):
+		if !strings.HasSuffix(f, "]") {
+			return "recompute", fmt.Errorf("%s: missing ]", f)
+		}
+		mods, err := ParseRecomputeModules(f[len("selective[") : len(f)-1])
+		p.Recompute, p.RecomputeModules = Selective, mods
+		if mods == ModCoreAttn {
+			p.RecomputeModules = 0
+		}
+		return "recompute", err
 	case strings.HasPrefix(f, "pp"):
 		return "pp", p.parsePP(f[2:])
 	}

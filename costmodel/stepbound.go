@@ -27,14 +27,14 @@ func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 
 // layerWork is one layer's kernels for one micro-batch: forward,
 // backward, and the recomputed forward (all of it under full recompute,
-// the attention core under selective), as stage adds them.
+// the recomputed modules under selective), as stage adds them.
 func layerWork(p Plan, c layerCost) float64 {
 	w := c.fwd.total() + c.bwd.total()
 	switch p.Recompute {
 	case Full:
 		w += c.fwd.total()
 	case Selective:
-		w += c.core.total()
+		w += c.selective(p.modules()).total()
 	case OpSAC:
 		w += c.sac.total()
 	}

@@ -251,7 +251,7 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 	case Full:
 		rec = in.dense.fwd.total() + in.tp.rec + in.cp.rec
 	case Selective:
-		rec = in.dense.core.total() + in.cp.rec
+		rec = in.dense.selective(in.p.modules()).total() + in.cp.rec
 	case OpSAC:
 		rec = in.dense.sac.total() + in.tp.rec + in.cp.rec
 	}
@@ -274,8 +274,8 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	case Full:
 		st.rec = st.fwd
 	case Selective:
-		st.rec.add(in.dense.core, dense)
-		st.rec.add(in.moe.core, float64(moe))
+		st.rec.add(in.dense.selective(p.modules()), dense)
+		st.rec.add(in.moe.selective(p.modules()), float64(moe))
 	case OpSAC:
 		st.rec.add(in.dense.sac, dense)
 		st.rec.add(in.moe.sac, float64(moe))

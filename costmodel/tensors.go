@@ -55,7 +55,9 @@ type tensorSpec struct {
 	quadratic bool    // width is per key: multiply by the sequence length
 	elem      elemKind
 	split     splitKind
-	core      bool // attention core: what selective recompute drops
+	// mods: the Megatron recompute modules that drop the tensor
+	// (RecomputeModules; core_attn is Korthikanti et al.'s selective).
+	mods RecomputeModules
 	// feeds: the matrices whose weight gradient alone needs the tensor
 	// (their input); under LoRA a tensor that feeds no adapted matrix is
 	// not saved (lorakernels.go).
@@ -67,7 +69,7 @@ func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 	h := float64(m.Hidden)
 	ts := []tensorSpec{
 		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
-		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit, feeds: TargetQ | TargetK | TargetV},
+		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit, feeds: TargetQ | TargetK | TargetV, mods: ModLayerNorm},
 	}
 	ts = append(ts, qkvTensors(m)...)
 	ts = append(ts, coreTensors(m, attn)...)
@@ -78,11 +80,11 @@ func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 	}
 	ts = append(ts,
 		tensorSpec{name: "MLP norm input", block: "mlp", width: h, widthSym: "h", split: seqSplit},
-		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit, feeds: TargetGate | TargetUp})
+		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit, feeds: TargetGate | TargetUp, mods: ModLayerNorm})
 	if moe {
 		ts = append(ts, moeTensors(m, weighted)...)
 	} else {
-		ts = append(ts, mlpTensors(m, float64(m.FFN), "f", "MLP")...)
+		ts = append(ts, withMods(mlpTensors(m, float64(m.FFN), "f", "MLP"), ModMLP)...)
 	}
 	if m.Dropout {
 		ts = append(ts, tensorSpec{name: "MLP dropout mask", block: "mlp", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
@@ -109,15 +111,15 @@ func qkvTensors(m *Model) []tensorSpec {
 			qr := float64(a.QLoRARank)
 			ts = append(ts,
 				tensorSpec{name: "query latent (q norm input)", block: "attention", width: qr, widthSym: "r_q", split: replicated},
-				tensorSpec{name: "query up-projection input", block: "attention", width: qr, widthSym: "r_q", split: replicated})
+				tensorSpec{name: "query up-projection input", block: "attention", width: qr, widthSym: "r_q", split: replicated, mods: ModMLAUpProj})
 		}
 		kr := float64(a.KVLoRARank)
 		return append(ts,
 			tensorSpec{name: "KV latent (kv norm input)", block: "attention", width: kr, widthSym: "r_kv", split: replicated},
-			tensorSpec{name: "KV up-projection input", block: "attention", width: kr, widthSym: "r_kv", split: replicated},
-			tensorSpec{name: "queries Q", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit},
-			tensorSpec{name: "keys K", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit},
-			tensorSpec{name: "values V", block: "attention", width: heads * float64(a.VDim), widthSym: "a·dv", split: tpSplit})
+			tensorSpec{name: "KV up-projection input", block: "attention", width: kr, widthSym: "r_kv", split: replicated, mods: ModMLAUpProj},
+			tensorSpec{name: "queries Q", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit, mods: ModMLAUpProj},
+			tensorSpec{name: "keys K", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit, mods: ModMLAUpProj},
+			tensorSpec{name: "values V", block: "attention", width: heads * float64(a.VDim), widthSym: "a·dv", split: tpSplit, mods: ModMLAUpProj})
 	}
 	q, kv := float64(m.Heads*m.HeadDim), float64(m.KVHeads*m.HeadDim)
 	ts := []tensorSpec{
@@ -143,13 +145,13 @@ func coreTensors(m *Model, attn Attention) []tensorSpec {
 	a := float64(m.Heads)
 	if attn == Flash {
 		return []tensorSpec{{name: "softmax log-sum-exp (FlashAttention)", block: "attention", width: a, widthSym: "a",
-			elem: elemFP32, split: tpSplit, core: true}}
+			elem: elemFP32, split: tpSplit, mods: ModCoreAttn}}
 	}
-	ts := []tensorSpec{{name: "softmax output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, core: true}}
+	ts := []tensorSpec{{name: "softmax output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, mods: ModCoreAttn}}
 	if m.Dropout {
 		ts = append(ts,
-			tensorSpec{name: "softmax dropout mask", block: "attention", width: a, widthSym: "a", quadratic: true, elem: elemMask, split: tpSplit, core: true},
-			tensorSpec{name: "softmax dropout output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, core: true})
+			tensorSpec{name: "softmax dropout mask", block: "attention", width: a, widthSym: "a", quadratic: true, elem: elemMask, split: tpSplit, mods: ModCoreAttn},
+			tensorSpec{name: "softmax dropout output", block: "attention", width: a, widthSym: "a", quadratic: true, split: tpSplit, mods: ModCoreAttn})
 	}
 	return ts
 }
@@ -196,8 +198,11 @@ func moeTensors(m *Model, weighted bool) []tensorSpec {
 		{name: "token permutation index map (int32)", block: "mlp", width: k, widthSym: "k", elem: elemFP32, split: seqSplit},
 		{name: "dispatched tokens (expert inputs, top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: expertRows, feeds: TargetGate | TargetUp},
 	}
-	for _, t := range mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert") {
+	for i, t := range mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert") {
 		t.split = expertCols
+		if i == 1 { // the activation's output, the down projection's input
+			t.mods = ModMoEAct
+		}
 		ts = append(ts, t)
 	}
 	if weighted {
@@ -206,7 +211,15 @@ func moeTensors(m *Model, weighted bool) []tensorSpec {
 		ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
 	}
 	if e.Shared > 0 {
-		ts = append(ts, mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert")...)
+		ts = append(ts, withMods(mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert"), ModSharedExperts)...)
+	}
+	return withMods(ts, ModMoE)
+}
+
+// withMods adds the recompute modules mods to every tensor of ts.
+func withMods(ts []tensorSpec, mods RecomputeModules) []tensorSpec {
+	for i := range ts {
+		ts[i].mods |= mods
 	}
 	return ts
 }

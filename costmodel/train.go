@@ -213,7 +213,11 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		emb = float64(s.EmbeddingActs) / (sh.tokens * sh.hidden / sh.divisor(seqSplit))
 		out = float64(s.OutputActs) / e.outputActs(sh)
 	}
-	layers := Line{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, p.Recompute, p.Attention),
+	policy := p.Recompute.String()
+	if p.Recompute == Selective && p.RecomputeModules != 0 {
+		policy = fmt.Sprintf("selective %s", p.RecomputeModules)
+	}
+	layers := Line{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, policy, p.Attention),
 		Group: GroupActivations, Bytes: layerActs,
 		Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
 			s.Layers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
@@ -221,6 +225,10 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 	if p.Recompute == OpSAC {
 		layers.Formula += "; saved: " + e.sacSaved(p, s.MoELayers > 0)
 		layers.Source += "; " + srcOpSAC
+	}
+	if p.Recompute == Selective && p.RecomputeModules != 0 {
+		layers.Formula += "; recomputed, not saved: " + e.modulesDropped(p, s.MoELayers > 0, false)
+		layers.Source += "; " + srcModules
 	}
 	return []Line{
 		layers,

@@ -28,7 +28,13 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 		p.SP = false
 	}
 	p.EP, p.ETP = max(p.EP, 1), max(p.ETP, 1)
+	if p.RecomputeModules == ModCoreAttn {
+		p.RecomputeModules = 0
+	}
 	if err := p.checkRanges(); err != nil {
+		return p, err
+	}
+	if err := p.checkModules(m); err != nil {
 		return p, err
 	}
 	if _, ok := hardware.MulCount(p.TP, p.PP, p.CP, p.DP); !ok {

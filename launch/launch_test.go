@@ -71,6 +71,7 @@ var plans = []struct{ model, plan string }{
 	{"llama3-70b", "tp1-pp1-cp1-dp64-zero3-full-mb1"},
 	{"llama3-70b", "tp1-pp1-cp1-dp64-zero0-none-mb1"},
 	{"llama3-70b", "tp1-pp1-cp1-dp64-zero2-full-mb2"},
+	{"deepseek-v3", "tp1-pp8v2-cp1-dp32-ep32-zero1-selective[mla_up_proj,mlp]-mb1"},
 }
 
 // TestNamesAreTheFrameworks: every flag or key any export writes is one
@@ -153,6 +154,7 @@ func TestUnsupported(t *testing.T) {
 		{Megatron, "tp8-pp8-cp1-dp2-zero1-sp-opsac-mb1", "op-level selective"},
 		{NeMo, "tp8-pp8-cp1-dp2-zero1-sp-opsac-mb1", "op-level selective"},
 		{DeepSpeed, "tp1-pp1-cp1-dp128-zero2-opsac-mb1", "whole layers"},
+		{TorchTitan, "tp8-pp1-cp1-dp256-zero3-sp-selective[layernorm]-mb1", "not Megatron's modules (layernorm)"},
 	} {
 		j := job(t, "llama3-405b", tt.plan, 8192, 2048)
 		_, err := Export(tt.f, j)
@@ -238,6 +240,26 @@ func TestTorchTitanOpSAC(t *testing.T) {
 	c, err := Export(TorchTitan, j)
 	if err != nil || !strings.Contains(c.Text, `mode = "selective"`) || !strings.Contains(c.Text, `selective_ac_option = "op"`) {
 		t.Errorf("opsac: %v\n%s", err, c.Text)
+	}
+}
+
+// TestRecomputeModulesExport: Megatron-LM takes the modules as
+// separate arguments of --recompute-modules (nargs='*',
+// megatron/training/arguments.py), Megatron-Bridge as a list.
+func TestRecomputeModulesExport(t *testing.T) {
+	j := job(t, "deepseek-v3", "tp1-pp8v2-cp1-dp32-ep32-zero1-selective[mla_up_proj,mlp]-mb1", 4096, 2048)
+	for f, want := range map[Framework]string{
+		Megatron: "--recompute-granularity selective\n  --recompute-modules mla_up_proj mlp\n",
+		NeMo:     "model.recompute_modules=[mla_up_proj,mlp]",
+	} {
+		c, err := Export(f, j)
+		if err != nil || !strings.Contains(c.Text, want) {
+			t.Errorf("%s: %v, want %q in\n%s", f, err, want, c.Text)
+		}
+	}
+	j = job(t, "llama3-70b", "tp4-pp2[39,41]-cp2-dp4-zero2-sp-selective-mb2", 8192, 256)
+	if c, err := Export(Megatron, j); err != nil || !strings.Contains(c.Text, "--recompute-modules core_attn\n") {
+		t.Errorf("default selective: %v\n%s", err, c.Text)
 	}
 }
 

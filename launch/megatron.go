@@ -12,14 +12,23 @@ import (
 // (megatron/training/arguments.py) the flags are checked against.
 const MegatronCommit = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
 
-// arg is one flag or key and its value ("" for a bare switch).
-type arg struct{ key, value string }
+// arg is one flag or key and its value ("" for a bare switch); list
+// marks a space-separated value that is several arguments (nargs='*').
+type arg struct {
+	key, value string
+	list       bool
+}
 
 // args collects flags in order.
 type args []arg
 
-func (a *args) add(key string, value any) { *a = append(*a, arg{key, fmt.Sprint(value)}) }
+func (a *args) add(key string, value any) { *a = append(*a, arg{key: key, value: fmt.Sprint(value)}) }
 func (a *args) on(key string)             { *a = append(*a, arg{key: key}) }
+
+// addList adds a flag that takes several values (argparse nargs='*').
+func (a *args) addList(key string, values []string) {
+	*a = append(*a, arg{key: key, value: strings.Join(values, " "), list: true})
+}
 
 func (a args) keys() []string {
 	out := make([]string, len(a))
@@ -57,9 +66,16 @@ func megatron(job Job) (Config, error) {
 	fmt.Fprintf(&b, "# plan %s on %d GPUs, %s\n", p, p.GPUs(), m.Name)
 	b.WriteString("MEGATRON_ARGS=(\n")
 	for _, x := range a {
-		if x.value == "" {
+		switch {
+		case x.value == "":
 			fmt.Fprintf(&b, "  %s\n", x.key)
-		} else {
+		case x.list:
+			fmt.Fprintf(&b, "  %s", x.key)
+			for _, v := range strings.Fields(x.value) {
+				fmt.Fprintf(&b, " %s", shellQuote(v))
+			}
+			b.WriteString("\n")
+		default:
 			fmt.Fprintf(&b, "  %s %s\n", x.key, shellQuote(x.value))
 		}
 	}
@@ -118,7 +134,7 @@ func megatronParallel(a *args, job Job) error {
 	switch p.Recompute {
 	case costmodel.Selective:
 		a.add("--recompute-granularity", "selective")
-		a.add("--recompute-modules", "core_attn")
+		a.addList("--recompute-modules", p.RecomputeModules.Names())
 	case costmodel.Full:
 		a.add("--recompute-granularity", "full")
 		a.add("--recompute-method", "uniform")

@@ -61,7 +61,7 @@ func bridgeModel(a *args, job Job) {
 	switch p.Recompute {
 	case costmodel.Selective:
 		a.add("model.recompute_granularity", "selective")
-		a.add("model.recompute_modules", "[core_attn]")
+		a.add("model.recompute_modules", "["+p.RecomputeModules.String()+"]")
 	case costmodel.Full:
 		a.add("model.recompute_granularity", "full")
 		a.add("model.recompute_method", "uniform")

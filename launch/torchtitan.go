@@ -89,6 +89,8 @@ func torchtitanCan(job Job) error {
 		return unsupported(TorchTitan, job, "its tensor parallelism always shards the norms along the sequence (sequence parallelism on)")
 	case p.Optimizer != costmodel.Adam:
 		return unsupported(TorchTitan, job, "its optimizers are Adam and AdamW, not %s", p.Optimizer)
+	case p.Recompute == costmodel.Selective && p.RecomputeModules != 0:
+		return unsupported(TorchTitan, job, "its selective checkpointing is per op or per layer, not Megatron's modules (%s)", p.RecomputeModules)
 	case p.PP > 1 && (torchtitanLess(p, p.FirstStageLayers, job) < 0 || torchtitanLess(p, p.LastStageLayers, job) < 0):
 		return unsupported(TorchTitan, job, "its pipeline split can make the end stages lighter, not heavier, than the others")
 	}

@@ -69,6 +69,18 @@
 // the fp32 gradient partition that DeepSpeed ZeRO-1/2's optimizer step
 // allocates.
 //
+// --recompute selective --recompute-modules takes Megatron-Core's
+// recompute_modules (core_attn, moe_act, layernorm, mla_up_proj, mlp,
+// moe, shared_experts; default core_attn): each module's saved tensors
+// leave the inventory, whose layer line names them, and its forward runs
+// again in the backward pass. The plan string reads
+// selective[mla_up_proj,mlp], and export writes the modules as
+// --recompute-modules or model.recompute_modules. DeepSeek-V3 on GB200
+// as Megatron-Bridge's recipe recomputes it, 40 GB less per GPU than
+// without recompute:
+//
+//	$ planner estimate --model deepseek-v3 --gpu gb200 --gpus 256 --gpus-per-node 4 --pp 4 --vpp 4 --ep 64 --zero 1 --recompute selective --recompute-modules mla_up_proj --precision mxfp8 --gbs 4096 --framework nemo
+//
 // The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
 // --overlap-param-gather, --overlap-p2p and the efficiency flags change the
 // step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of

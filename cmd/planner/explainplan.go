@@ -17,7 +17,8 @@ func init() {
 // planLegend is the short key to the plan strings the search prints.
 const planLegend = `plan string: tp<T>-pp<P>[v<V>][<first>,<last>]-cp<C>-dp<D>-zero<Z>[-sp]-<recompute>-mb<M>[-gpipe]
   = tensor, pipeline (v: virtual stages; [first,last]: layers on the end stages), context and
-  data parallel degrees, ZeRO stage, sequence parallelism, recompute, micro-batch size;
+  data parallel degrees, ZeRO stage, sequence parallelism, recompute (selective[mods]: Megatron's
+  recompute modules), micro-batch size;
   planner explain-plan PLAN spells one out`
 
 func runExplainPlan(args []string, stdout, stderr io.Writer) error {
@@ -63,7 +64,13 @@ func checkPlanString(p costmodel.Plan) error {
 func writePlanParts(w io.Writer, s string, p costmodel.Plan) {
 	fmt.Fprintln(w, s)
 	part := func(field, meaning string, args ...any) {
-		fmt.Fprintf(w, "  %-11s %s\n", field, wrapText(fmt.Sprintf(meaning, args...), textWidth, strings.Repeat(" ", 14)))
+		indent := strings.Repeat(" ", 14)
+		if len(field) > 11 { // a long field (selective[...]) on a line of its own
+			fmt.Fprintf(w, "  %s\n%s", field, indent)
+		} else {
+			fmt.Fprintf(w, "  %-11s ", field)
+		}
+		fmt.Fprintf(w, "%s\n", wrapText(fmt.Sprintf(meaning, args...), textWidth, indent))
 	}
 	part(fmt.Sprintf("tp%d", p.TP), "tensor parallelism: each layer's weights split over %s (best inside one NVLink domain)", plural(p.TP, "GPU", "GPUs"))
 	part(fmt.Sprintf("pp%d", p.PP), "pipeline parallelism: the layers in %s, one after the other", plural(p.PP, "stage", "stages"))
@@ -80,7 +87,12 @@ func writePlanParts(w io.Writer, s string, p costmodel.Plan) {
 	if p.SP {
 		part("sp", "sequence parallelism: norms and dropout split along the sequence over the tp ranks")
 	}
-	part(p.Recompute.String(), "%s", recomputeMeaning[p.Recompute.String()])
+	if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
+		part(fmt.Sprintf("selective[%s]", p.RecomputeModules), "selective recompute of Megatron-Core's modules %s: their saved tensors dropped and their forward run again in the backward pass",
+			p.RecomputeModules)
+	} else {
+		part(p.Recompute.String(), "%s", recomputeMeaning[p.Recompute.String()])
+	}
 	part(fmt.Sprintf("mb%d", p.MicroBatch), "micro-batches of %s", plural(p.MicroBatch, "sequence", "sequences"))
 	if p.Schedule == costmodel.GPipe {
 		part("gpipe", "GPipe schedule: every forward of a step before any backward")

@@ -138,6 +138,33 @@ func TestExplainPlan(t *testing.T) {
 	}
 }
 
+// TestExplainRecomputeModules: a selective[...] part names the modules,
+// on lines within the text width; the estimate's inventory and JSON
+// carry them.
+func TestExplainRecomputeModules(t *testing.T) {
+	code, out, errs := runCLI(t, "explain-plan", "tp1-pp8v2-cp1-dp32-ep32-zero1-selective[mla_up_proj,mlp]-mb1")
+	if code != 0 || !strings.Contains(out, "  selective[mla_up_proj,mlp]\n") || !strings.Contains(out, "modules mla_up_proj,mlp") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > textWidth {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	_, out, _ = runLine(t, "estimate --model deepseek-v3 --gpu b200 --gpus 256 --pp 8 --vpp 2 --ep 32 --zero 1 --recompute selective --recompute-modules mla_up_proj,mlp --gbs 2048")
+	if !strings.Contains(out, "recomputed, not") || !strings.Contains(out, "queries Q 201 MB") {
+		t.Errorf("inventory lacks the recomputed tensors:\n%s", out)
+	}
+	_, out, _ = runLine(t, "estimate --model qwen3-30b-a3b --gpu b200 --gpus 8 --ep 8 --zero 1 --recompute selective --recompute-modules moe_act")
+	if !strings.Contains(out, "48 MoE layer-micro-batches in flight") || !strings.Contains(out, "recomputed, not saved: expert down") {
+		t.Errorf("MoE line under moe_act:\n%s", out)
+	}
+	_, out, _ = runLine(t, "estimate --model deepseek-v3 --gpu b200 --gpus 256 --pp 8 --vpp 2 --ep 32 --zero 1 --recompute selective --recompute-modules mla_up_proj,mlp --gbs 2048 --json")
+	if !strings.Contains(out, `"recompute_modules": "mla_up_proj,mlp"`) {
+		t.Errorf("JSON lacks recompute_modules")
+	}
+}
+
 // TestStagesNumberedAsJSON: the text numbers pipeline stages from 0, as
 // the JSON does, and says so.
 func TestStagesNumberedAsJSON(t *testing.T) {

@@ -85,6 +85,9 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		what := map[costmodel.Recompute]string{costmodel.Full: "the forward of every layer again",
 			costmodel.Selective: "the attention core again",
 			costmodel.OpSAC:     "every layer's forward but the saved matmuls and attention"}[p.Recompute]
+		if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
+			what = "the forward of the modules " + p.RecomputeModules.String() + " again"
+		}
 		line("recompute ("+p.Recompute.String()+")", b.Recompute, what)
 	}
 	if p.PP > 1 {

@@ -18,6 +18,7 @@ type planFlags struct {
 	sp                      bool
 	mbs, gbs, seq           int
 	recompute, attn         string
+	recomputeModules        string
 	optimizer, precision    string
 	schedule                string
 	tune                    tuneFlags
@@ -40,6 +41,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.gbs, "gbs", 0, "global batch, sequences per step (default: mbs*dp*pp, enough micro-batches to fill the pipeline)")
 	fs.IntVar(&f.seq, "seq", 4096, "sequence length, tokens")
 	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective (attention core), full (every layer), opsac (torchtitan's op-level selective checkpointing)")
+	fs.StringVar(&f.recomputeModules, "recompute-modules", "", "with --recompute selective, the Megatron-Core modules recomputed, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts (default: core_attn)")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
@@ -77,6 +79,9 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 	if p.Recompute, err = costmodel.ParseRecompute(f.recompute); err != nil {
 		return p, badInput(err)
 	}
+	if err := f.resolveModules(&p); err != nil {
+		return p, err
+	}
 	if p.Attention, err = costmodel.ParseAttention(f.attn); err != nil {
 		return p, badInput(err)
 	}
@@ -90,6 +95,27 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 		return p, badInput(err)
 	}
 	return p, f.tune.apply(&p, f.set)
+}
+
+// resolveModules reads --recompute-modules, which needs --recompute
+// selective (Megatron's recompute_modules need recompute_granularity
+// selective).
+func (f *planFlags) resolveModules(p *costmodel.Plan) error {
+	if !f.set["recompute-modules"] {
+		return nil
+	}
+	mods, err := costmodel.ParseRecomputeModules(f.recomputeModules)
+	if err != nil {
+		return badInput(err)
+	}
+	if strings.TrimSpace(f.recomputeModules) == "" {
+		return badInputf("--recompute-modules is empty (give a comma-separated list of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)")
+	}
+	if p.Recompute != costmodel.Selective {
+		return badInputf("--recompute-modules %s needs --recompute selective (got %s)", f.recomputeModules, p.Recompute)
+	}
+	p.RecomputeModules = mods
+	return nil
 }
 
 func (f *planFlags) resolveDP(p *costmodel.Plan, gpus int) error {

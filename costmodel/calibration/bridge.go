@@ -78,10 +78,10 @@ func (r moeRecipe) matches(c *Case) bool {
 // the rest: the all-to-alls overlap compute only where moe_a2a_overlap
 // is set; the DeepEP and HybridEP dispatchers send a token once per
 // node (EPNodeDedup), the alltoall dispatcher every copy; CUDA graphs
-// (launch overhead) are not modeled; module recompute (moe_act,
-// layernorm, mla_up_proj, mlp) has no counterpart among none, selective
-// and full, so the cases run without it. The router is force-balanced
-// (Case.Assumptions).
+// (launch overhead) are not modeled; the modules a recipe recomputes
+// (recompute_modules: moe_act, layernorm, mla_up_proj, mlp) run as
+// selective recompute of exactly those modules (costmodel.
+// RecomputeModules). The router is force-balanced (Case.Assumptions).
 func (c *Case) moeRecipes() {
 	assume(&c.Assumed, "router force-balanced, dropless (MoELoadImbalance 1)")
 	for _, r := range moeRecipes {
@@ -106,9 +106,21 @@ func (c *Case) moeRecipes() {
 			assume(&c.Assumed, "recipe: CUDA graphs over %s (launch overhead not modeled)", r.graphs)
 		}
 		if r.recompute != "" {
-			assume(&c.Assumed, "recipe: recompute_modules %s (not modeled: no recompute)", r.recompute)
+			c.recomputeModules(r.recompute)
 		}
 		return
 	}
 	assume(&c.Assumed, "recipe for this layout not in the current scripts: all-to-alls exposed")
+}
+
+// recomputeModules sets the recipe's recompute_modules (a list the
+// recipe table spells with Megatron's names; a bad name is a bug in
+// moeRecipes).
+func (c *Case) recomputeModules(names string) {
+	mods, err := costmodel.ParseRecomputeModules(names)
+	if err != nil {
+		panic(err)
+	}
+	c.Plan.Recompute, c.Plan.RecomputeModules = costmodel.Selective, mods
+	assume(&c.Assumed, "recipe: recompute_granularity selective, recompute_modules %s", mods)
 }
