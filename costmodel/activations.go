@@ -15,6 +15,7 @@ type actShape struct {
 	kvDiv    float64 // min(tp, kv heads)
 	sp       bool
 	actBytes float64 // 2 (bf16, fp16, fp8 runs) or 4 (fp32)
+	lowIn    float64 // a low-format linear's saved input per element (Recipe.SavedInputBytes; 0: actBytes)
 	hidden   float64
 	// frozen: under LoRA, the base is frozen and only the inputs of the
 	// adapted matrices (targets) are saved for weight gradients.
@@ -49,9 +50,20 @@ func newActShape(m *Model, p Plan) actShape {
 	if p.Precision == FP32 {
 		s.actBytes = 4
 	}
+	s.lowIn = p.Precision.Recipe().SavedInputBytes
 	s.frozen, s.targets = p.Task.Adapted(), p.LoRATargets
 	s.mods = p.modules()
 	s.setExperts(p, 1)
+	return s
+}
+
+// newActShape is newActShape under the evaluator's assumptions: with
+// HighPrecisionSavedInputs the low-precision linears keep 16-bit inputs.
+func (e *Evaluator) newActShape(p Plan) actShape {
+	s := newActShape(e.m, p)
+	if e.a.HighPrecisionSavedInputs {
+		s.lowIn = 0
+	}
 	return s
 }
 
@@ -67,6 +79,12 @@ func (s actShape) elemBytes(k elemKind) float64 {
 		return 1
 	case elemFP32:
 		return 4
+	case elemLowIn:
+		if s.lowIn > 0 {
+			return s.lowIn
+		}
+	case elemActLowIn:
+		return s.actBytes + s.lowIn
 	}
 	return s.actBytes
 }

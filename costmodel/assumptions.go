@@ -155,6 +155,17 @@ type Assumptions struct {
 	// (DeepEP's internode kernels, Megatron-Core's flex dispatcher with
 	// the DeepEP or HybridEP backend; epcomm.go).
 	EPNodeDedup bool `json:"ep_node_dedup,omitempty"`
+	// MoEHostSync is the time the GPU waits on the host once per MoE
+	// layer and forward pass (again in a full recompute): the token
+	// dispatcher copies the tokens-per-expert counts to the host and
+	// synchronizes before the dispatch (setMoEDefaults); 0 where CUDA
+	// graphs keep the host ahead of the GPU or a sync-free dispatcher runs.
+	MoEHostSync hardware.Seconds `json:"moe_host_sync_s"`
+	// HighPrecisionSavedInputs: the low-precision linears save their
+	// 16-bit input for the weight gradient, as torchao's float8 linears
+	// do, instead of Transformer Engine's one low-format copy
+	// (Recipe.SavedInputBytes).
+	HighPrecisionSavedInputs bool `json:"high_precision_saved_inputs,omitempty"`
 	// MoEWeightedActivation: the router's probabilities scale the expert
 	// activation's output and the combine sums the expert outputs
 	// unweighted, so it keeps no copy of them for backward

@@ -75,7 +75,7 @@ func (e *Evaluator) epLayerComm(in *stepInput) epLayer {
 	c.pass = 2*c.a2a.time + c.ag.time + c.rs.time
 	c.fwd, c.bwd = c.pass, c.pass
 	if e.a.EPCommOverlap {
-		c.fwd = exposedAfter(c.pass, in.moe.fwd.total())
+		c.fwd = exposedAfter(c.pass, in.moe.fwd.total()-in.moe.fwd.host)
 		c.bwd = exposedAfter(c.pass, in.moe.bwd.total())
 	}
 	if p.Recompute.Checkpointed() {

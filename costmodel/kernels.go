@@ -54,20 +54,22 @@ type rates struct {
 // and the FLOPs they execute.
 type kernelCost struct {
 	gemm, attn, mem float64 // seconds
+	host            float64 // seconds the GPU waits on the host (MoE token-count syncs)
 	flops           float64
 }
 
-func (k kernelCost) total() float64 { return k.gemm + k.attn + k.mem }
+func (k kernelCost) total() float64 { return k.gemm + k.attn + k.mem + k.host }
 
 // since is the cost k added after it was before.
 func (k kernelCost) since(before kernelCost) kernelCost {
-	return kernelCost{k.gemm - before.gemm, k.attn - before.attn, k.mem - before.mem, k.flops - before.flops}
+	return kernelCost{k.gemm - before.gemm, k.attn - before.attn, k.mem - before.mem, k.host - before.host, k.flops - before.flops}
 }
 
 func (k *kernelCost) add(o kernelCost, n float64) {
 	k.gemm += n * o.gemm
 	k.attn += n * o.attn
 	k.mem += n * o.mem
+	k.host += n * o.host
 	k.flops += n * o.flops
 }
 

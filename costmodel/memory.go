@@ -335,7 +335,7 @@ type layerActs struct {
 }
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
-	la := layerActs{sh: newActShape(e.m, p)}
+	la := layerActs{sh: e.newActShape(p)}
 	la.sh.setExperts(p, e.a.expertRowFactor())
 	la.dense = e.layerSaved(la.sh, p, p.Recompute, false)
 	if e.m.MoE != nil {

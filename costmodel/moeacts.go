@@ -21,7 +21,7 @@ func (e *Evaluator) moeActivationLine(p Plan, s StageMemory) Line {
 	if s.MoEActivations == 0 {
 		return l
 	}
-	sh := newActShape(e.m, p)
+	sh := e.newActShape(p)
 	sh.setExperts(p, e.a.expertRowFactor())
 	parts := make([]string, 0, len(e.moe))
 	var per float64

@@ -1,6 +1,10 @@
 package costmodel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpu-planner/planner/hardware"
+)
 
 // setMoEDefaults fills the mixture-of-experts assumptions:
 //
@@ -20,11 +24,36 @@ import "fmt"
 //   - EPCommOverlap off: Megatron-Core exposes the all-to-alls unless
 //     --overlap-moe-expert-parallel-comm (with its 1F1B A2A overlap
 //     schedule) or DeepEP is set up.
+//   - MoEHostSync moeHostSync (DefaultMoEHostSync) per MoE layer and
+//     forward pass: Megatron-Core's token dispatchers need the
+//     tokens-per-expert counts on the host. MoEAlltoAllTokenDispatcher
+//     (megatron/core/transformer/moe/token_dispatcher.py, preprocess)
+//     copies them with .to("cpu", non_blocking=True) and synchronizes the
+//     stream at cuda_sync_point: "before_ep_alltoall" when dropless with
+//     ep > 1 or several local experts (the all-to-all's input and output
+//     splits), "before_finish" otherwise (the grouped GEMM's m_splits),
+//     "before_permutation_1" with a capacity factor; only
+//     moe_pad_expert_input_to_capacity avoids it. DeepEP's and HybridEP's
+//     dispatch likewise wait on the host for the received-token counts.
+//     The backward reuses the splits kept from the forward, so only
+//     forward passes (and a full recompute's) sync. After the sync the
+//     GPU's queue is empty and it idles while the host copies the counts
+//     and launches the layer's next kernels one by one (the "host
+//     overhead" of Megatron-Core's MoE report, arXiv:2603.07685, and of
+//     Megatron-Bridge's MoE optimization guide, which removes it with
+//     CUDA graphs and sync-free dispatch). The latency is one number
+//     fitted across the Megatron-Bridge MoE rows whose recipes run
+//     without CUDA graphs (calibration's TestMoEHostSyncFit).
 func (a *Assumptions) setMoEDefaults() {
 	a.MoELoadImbalance = 1
 	a.MoECapacityFactor = 0
 	a.EPCommOverlap = false
+	a.MoEHostSync = DefaultMoEHostSync
 }
+
+// DefaultMoEHostSync is the GPU idle time of one MoE layer's host
+// synchronization in a forward pass without CUDA graphs (setMoEDefaults).
+const DefaultMoEHostSync hardware.Seconds = 1e-3
 
 func (a Assumptions) validateMoE() error {
 	if !(a.MoELoadImbalance >= 1 && a.MoELoadImbalance <= 1024) {
@@ -32,6 +61,9 @@ func (a Assumptions) validateMoE() error {
 	}
 	if !(a.MoECapacityFactor == 0 || a.MoECapacityFactor >= 1 && a.MoECapacityFactor <= 1024) {
 		return fmt.Errorf("costmodel: MoE capacity factor %g is not 0 (dropless) or in [1, 1024]", a.MoECapacityFactor)
+	}
+	if !(a.MoEHostSync >= 0 && a.MoEHostSync <= 0.1) {
+		return fmt.Errorf("costmodel: MoE host sync %g s is not in [0, 0.1] seconds per MoE layer and forward pass", float64(a.MoEHostSync))
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func (c layerCost) opSACRecompute(eager bool, savedFLOPs float64) kernelCost {
 // sacSaved names the tensors one layer keeps under OpSAC with their
 // sizes for plan p, for the inventory line (an MoE layer's when moe).
 func (e *Evaluator) sacSaved(p Plan, moe bool) string {
-	sh := newActShape(e.m, p)
+	sh := e.newActShape(p)
 	sh.setExperts(p, e.a.expertRowFactor())
 	var parts []string
 	for _, t := range e.sac[p.Attention][boolIndex(moe)] {

@@ -44,8 +44,20 @@ type Recipe struct {
 	// the 16-bit tensors (torchao saves the high-precision input and casts
 	// it and the output gradient along the other axis in the backward);
 	// otherwise it reads the transposed copies CastWrites counts.
-	WgradRecast bool   `json:"wgrad_recast,omitempty"`
-	Source      string `json:"source"`
+	WgradRecast bool `json:"wgrad_recast,omitempty"`
+	// SavedInputBytes is the bytes per element of a low-format linear's
+	// input as saved for its weight gradient (0: kept in the activation
+	// dtype). Transformer Engine's Linear, LayerNormLinear and
+	// GroupedLinear save the quantized input they own, with its scales,
+	// and drop the row-wise copy the backward does not read, keeping the
+	// column-wise one (transformer_engine/pytorch/module/linear.py,
+	// forward: inputmat.update_usage(rowwise_usage=False,
+	// columnwise_usage=True), then saved_inputmat = inputmat): one
+	// low-format copy, InputBytes. torchao's float8 linear saves the
+	// high-precision input instead (torchao/float8/float8_linear.py,
+	// matmul_with_hp_or_float8_args: ctx.save_for_backward(input_hp, ...)).
+	SavedInputBytes float64 `json:"saved_input_bytes,omitempty"`
+	Source          string  `json:"source"`
 }
 
 // recipes is indexed by Precision.
@@ -90,6 +102,16 @@ func (p Precision) Recipe() Recipe {
 	r := recipes[p]
 	r.Precision = p
 	return r
+}
+
+// init gives Transformer Engine's recipes their saved-input bytes: the
+// one low-format copy of the input (SavedInputBytes).
+func init() {
+	for i := range recipes {
+		if recipes[i].LowGEMMs == lowGEMMsTE {
+			recipes[i].SavedInputBytes = recipes[i].InputBytes
+		}
+	}
 }
 
 // Precisions lists every training precision in enum order.

@@ -6,12 +6,14 @@ import "github.com/gpu-planner/planner/hardware"
 // that sets its length. The parts add up to Total.
 type StepTime struct {
 	// Compute is the forward and backward kernels of every micro-batch
-	// (no recompute), split into matrix multiplies, attention kernels and
-	// memory-bound kernels.
+	// (no recompute), split into matrix multiplies, attention kernels,
+	// memory-bound kernels and, for MoE layers, the time the GPU waits
+	// on the host's token-count synchronization (moeHostSync).
 	Compute            hardware.Seconds `json:"compute_s"`
 	ComputeGEMM        hardware.Seconds `json:"compute_gemm_s"`
 	ComputeAttention   hardware.Seconds `json:"compute_attention_s"`
 	ComputeMemoryBound hardware.Seconds `json:"compute_memory_bound_s"`
+	ComputeHostSync    hardware.Seconds `json:"compute_host_sync_s,omitempty"`
 	// Recompute is the extra forward work of activation recomputation.
 	Recompute hardware.Seconds `json:"recompute_s"`
 	// Bubble is the pipeline's idle time: (the other stages' time per
@@ -129,6 +131,7 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in.dense = e.layerCost(in.r, in.sh, false)
 	if e.m.MoE != nil {
 		in.moe = e.layerCost(in.r, in.sh, true)
+		in.moe.fwd.host = float64(e.a.MoEHostSync)
 	}
 	in.first, in.last = e.stageEnds(in.r, in.sh)
 	in.act = in.sh.tokens * float64(e.m.Hidden) * in.r.e
@@ -236,6 +239,7 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		ComputeGEMM:        hardware.Seconds(m * (st.fwd.gemm + st.bwd.gemm)),
 		ComputeAttention:   hardware.Seconds(m * (st.fwd.attn + st.bwd.attn)),
 		ComputeMemoryBound: hardware.Seconds(m * (st.fwd.mem + st.bwd.mem)),
+		ComputeHostSync:    hardware.Seconds(m * (st.fwd.host + st.bwd.host)),
 		Recompute:          hardware.Seconds(m * st.rec.total()),
 		Bubble:             hardware.Seconds(bubble),
 		ExposedTP:          hardware.Seconds(exp[CommTP]), ExposedCP: hardware.Seconds(exp[CommCP]),

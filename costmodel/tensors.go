@@ -44,6 +44,14 @@ const (
 	elemAct  elemKind = iota // activation dtype: 2 bytes (bf16/fp16), 4 in fp32 training
 	elemMask                 // dropout mask: 1 byte
 	elemFP32                 // fp32 statistics: log-sum-exp, router logits, logits
+	// elemLowIn: a linear's input saved only for its weight gradient,
+	// in the recipe's SavedInputBytes under a Transformer Engine
+	// low-precision recipe, else in the activation dtype.
+	elemLowIn
+	// elemActLowIn: a linear's input that another op also saves in the
+	// activation dtype (FlashAttention's output, the router's input):
+	// the activation dtype plus the linear's low-format copy.
+	elemActLowIn
 )
 
 // tensorSpec is one tensor saved per layer and micro-batch.
@@ -69,18 +77,24 @@ func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 	h := float64(m.Hidden)
 	ts := []tensorSpec{
 		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
-		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", split: seqSplit, feeds: TargetQ | TargetK | TargetV, mods: ModLayerNorm},
+		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", elem: elemLowIn, split: seqSplit, feeds: TargetQ | TargetK | TargetV, mods: ModLayerNorm},
 	}
 	ts = append(ts, qkvTensors(m)...)
 	ts = append(ts, coreTensors(m, attn)...)
+	// FlashAttention keeps its output for the backward (Dao et al. 2022,
+	// algorithm 2: D = rowsum(dO o O)); eager attention does not.
+	outElem := elemLowIn
+	if attn == Flash {
+		outElem = elemActLowIn
+	}
 	ts = append(ts, tensorSpec{name: "output projection input (attention output)", block: "attention",
-		width: float64(m.Heads * m.vHeadDim()), widthSym: "a·dv", split: tpSplit, feeds: TargetO})
+		width: float64(m.Heads * m.vHeadDim()), widthSym: "a·dv", elem: outElem, split: tpSplit, feeds: TargetO})
 	if m.Dropout {
 		ts = append(ts, tensorSpec{name: "attention dropout mask", block: "attention", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
 	}
 	ts = append(ts,
 		tensorSpec{name: "MLP norm input", block: "mlp", width: h, widthSym: "h", split: seqSplit},
-		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", split: seqSplit, feeds: TargetGate | TargetUp, mods: ModLayerNorm})
+		tensorSpec{name: "MLP input (norm output)", block: "mlp", width: h, widthSym: "h", elem: mlpInputElem(m, moe), split: seqSplit, feeds: TargetGate | TargetUp, mods: ModLayerNorm})
 	if moe {
 		ts = append(ts, moeTensors(m, weighted)...)
 	} else {
@@ -90,6 +104,20 @@ func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 		ts = append(ts, tensorSpec{name: "MLP dropout mask", block: "mlp", width: h, widthSym: "h", elem: elemMask, split: seqSplit})
 	}
 	return ts
+}
+
+// mlpInputElem is how the MLP norm's output is saved: a dense MLP's
+// first linear alone keeps it (elemLowIn); in an MoE layer the router,
+// a 16-bit linear, keeps it whole, and shared experts add their own
+// low-format copy.
+func mlpInputElem(m *Model, moe bool) elemKind {
+	switch {
+	case !moe:
+		return elemLowIn
+	case m.MoE.Shared > 0:
+		return elemActLowIn
+	}
+	return elemAct
 }
 
 // vHeadDim is the width of one head's values (and attention output).
@@ -111,12 +139,12 @@ func qkvTensors(m *Model) []tensorSpec {
 			qr := float64(a.QLoRARank)
 			ts = append(ts,
 				tensorSpec{name: "query latent (q norm input)", block: "attention", width: qr, widthSym: "r_q", split: replicated},
-				tensorSpec{name: "query up-projection input", block: "attention", width: qr, widthSym: "r_q", split: replicated, mods: ModMLAUpProj})
+				tensorSpec{name: "query up-projection input", block: "attention", width: qr, widthSym: "r_q", elem: elemLowIn, split: replicated, mods: ModMLAUpProj})
 		}
 		kr := float64(a.KVLoRARank)
 		return append(ts,
 			tensorSpec{name: "KV latent (kv norm input)", block: "attention", width: kr, widthSym: "r_kv", split: replicated},
-			tensorSpec{name: "KV up-projection input", block: "attention", width: kr, widthSym: "r_kv", split: replicated, mods: ModMLAUpProj},
+			tensorSpec{name: "KV up-projection input", block: "attention", width: kr, widthSym: "r_kv", elem: elemLowIn, split: replicated, mods: ModMLAUpProj},
 			tensorSpec{name: "queries Q", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit, mods: ModMLAUpProj},
 			tensorSpec{name: "keys K", block: "attention", width: heads * qk, widthSym: "a·dqk", split: tpSplit, mods: ModMLAUpProj},
 			tensorSpec{name: "values V", block: "attention", width: heads * float64(a.VDim), widthSym: "a·dv", split: tpSplit, mods: ModMLAUpProj})
@@ -164,12 +192,12 @@ func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
 	if m.MLP == SwiGLU {
 		return []tensorSpec{
 			{name: what + " gate and up projections output", block: "mlp", width: 2 * f, widthSym: "2" + sym, split: tpSplit},
-			{name: what + " down projection input", block: "mlp", width: f, widthSym: sym, split: tpSplit, feeds: TargetDown},
+			{name: what + " down projection input", block: "mlp", width: f, widthSym: sym, elem: elemLowIn, split: tpSplit, feeds: TargetDown},
 		}
 	}
 	return []tensorSpec{
 		{name: what + " GeLU input", block: "mlp", width: f, widthSym: sym, split: tpSplit},
-		{name: what + " GeLU output (down projection input)", block: "mlp", width: f, widthSym: sym, split: tpSplit, feeds: TargetDown},
+		{name: what + " GeLU output (down projection input)", block: "mlp", width: f, widthSym: sym, elem: elemLowIn, split: tpSplit, feeds: TargetDown},
 	}
 }
 
@@ -196,7 +224,7 @@ func moeTensors(m *Model, weighted bool) []tensorSpec {
 	ts := []tensorSpec{
 		{name: "router logits", block: "mlp", width: float64(e.Experts), widthSym: "E", elem: elemFP32, split: seqSplit},
 		{name: "token permutation index map (int32)", block: "mlp", width: k, widthSym: "k", elem: elemFP32, split: seqSplit},
-		{name: "dispatched tokens (expert inputs, top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", split: expertRows, feeds: TargetGate | TargetUp},
+		{name: "dispatched tokens (expert inputs, top-k copies)", block: "mlp", width: k * h, widthSym: "k·h", elem: elemLowIn, split: expertRows, feeds: TargetGate | TargetUp},
 	}
 	for i, t := range mlpTensors(m, k*float64(e.ExpertFFN), "k·fe", "expert") {
 		t.split = expertCols

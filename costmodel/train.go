@@ -209,7 +209,7 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 	emb, out := p.embeddingInFlight(mbs), p.outputInFlight(mbs)
 	if p.Interleaved() {
 		// Counted with the end chunks at the stage's heaviest instant.
-		sh := newActShape(e.m, p)
+		sh := e.newActShape(p)
 		emb = float64(s.EmbeddingActs) / (sh.tokens * sh.hidden / sh.divisor(seqSplit))
 		out = float64(s.OutputActs) / e.outputActs(sh)
 	}

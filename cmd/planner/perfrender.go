@@ -79,8 +79,11 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		note = wrapText(note, textWidth, strings.Repeat(" ", 2+40+1+10+2))
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-40s %10v  %s", name, v, note), " "))
 	}
-	line("compute: forward and backward", b.Compute,
-		fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound))
+	split := fmt.Sprintf("GEMMs %v, attention %v, memory-bound %v", b.ComputeGEMM, b.ComputeAttention, b.ComputeMemoryBound)
+	if b.ComputeHostSync > 0 {
+		split += fmt.Sprintf(", MoE host syncs %v", b.ComputeHostSync)
+	}
+	line("compute: forward and backward", b.Compute, split)
 	if p.Recompute != costmodel.NoRecompute {
 		what := map[costmodel.Recompute]string{costmodel.Full: "the forward of every layer again",
 			costmodel.Selective: "the attention core again",

@@ -1,6 +1,10 @@
 package calibration
 
-import "github.com/gpu-planner/planner/costmodel"
+import (
+	"strings"
+
+	"github.com/gpu-planner/planner/costmodel"
+)
 
 // bridgeRecipes are what Megatron-Bridge's performance recipes set for
 // Llama 3 beyond the summary tables' columns (NVIDIA-NeMo/Megatron-Bridge
@@ -78,10 +82,14 @@ func (r moeRecipe) matches(c *Case) bool {
 // the rest: the all-to-alls overlap compute only where moe_a2a_overlap
 // is set; the DeepEP and HybridEP dispatchers send a token once per
 // node (EPNodeDedup), the alltoall dispatcher every copy; CUDA graphs
-// (launch overhead) are not modeled; the modules a recipe recomputes
-// (recompute_modules: moe_act, layernorm, mla_up_proj, mlp) run as
-// selective recompute of exactly those modules (costmodel.
-// RecomputeModules). The router is force-balanced (Case.Assumptions).
+// over the attention or the whole iteration hide the MoE layers' host
+// syncs (GraphsHideHostSync: the host relaunches the next block in one
+// graph launch), and without them each MoE layer's forward waits
+// MoEHostSync on the host; other launch overhead is not modeled. The
+// modules a recipe recomputes (recompute_modules: moe_act, layernorm,
+// mla_up_proj, mlp) run as selective recompute of exactly those modules
+// (costmodel.RecomputeModules). The router is force-balanced
+// (Case.Assumptions).
 func (c *Case) moeRecipes() {
 	assume(&c.Assumed, "router force-balanced, dropless (MoELoadImbalance 1)")
 	for _, r := range moeRecipes {
@@ -102,8 +110,14 @@ func (c *Case) moeRecipes() {
 		default:
 			assume(&c.Assumed, "recipe: %s token dispatcher (priced as all-to-all)", r.dispatcher)
 		}
-		if r.graphs != "" {
-			assume(&c.Assumed, "recipe: CUDA graphs over %s (launch overhead not modeled)", r.graphs)
+		switch {
+		case strings.Contains(r.graphs, "attention") || r.graphs == "full iteration":
+			c.GraphsHideHostSync = true
+			assume(&c.Assumed, "recipe: CUDA graphs over %s (the MoE layers' host syncs hidden: MoEHostSync 0)", r.graphs)
+		case r.graphs != "":
+			assume(&c.Assumed, "recipe: CUDA graphs over %s (the MoE layers' host syncs still priced)", r.graphs)
+		default:
+			assume(&c.Assumed, "recipe: no CUDA graphs (a host sync per MoE layer and forward pass, MoEHostSync)")
 		}
 		if r.recompute != "" {
 			c.recomputeModules(r.recompute)

@@ -57,6 +57,11 @@ type Case struct {
 	// EPNodeDedup: the recipe's dispatcher (DeepEP, HybridEP) sends a
 	// token once per node; MoE cases only.
 	EPNodeDedup bool
+	// GraphsHideHostSync: the recipe captures the attention (or the
+	// whole iteration) in CUDA graphs, so the host relaunches the next
+	// layer in one graph launch after the MoE layer's token-count sync
+	// (MoEHostSync 0); MoE cases only.
+	GraphsHideHostSync bool
 }
 
 // Skip is a row the model does not cover, and why.
@@ -74,6 +79,9 @@ func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
 	if c.MoE() {
 		a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap = 1, 0, c.EPCommOverlap
 		a.EPNodeDedup = c.EPNodeDedup
+		if c.GraphsHideHostSync {
+			a.MoEHostSync = 0
+		}
 	}
 	return a
 }

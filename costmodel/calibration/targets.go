@@ -46,8 +46,8 @@ const (
 	GuardSetMedian   = 0.10
 	GuardSetP90      = 0.33
 	GuardLOSOMedian  = 0.12
-	GuardMoEMedian   = 0.17
-	GuardMoESigned   = 0.09
+	GuardMoEMedian   = 0.13
+	GuardMoESigned   = 0.07
 )
 
 // Check is one target against the data.

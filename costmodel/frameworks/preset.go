@@ -37,6 +37,9 @@ type Preset struct {
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
+	// HighPrecisionSavedInputs: the framework's low-precision linears
+	// (torchao float8) save their 16-bit inputs for the backward.
+	HighPrecisionSavedInputs bool
 	// SequenceParallel comes with tensor parallelism.
 	SequenceParallel bool
 	// Recipes are the FP8 and 4-bit training precisions the framework
@@ -133,6 +136,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
+	a.HighPrecisionSavedInputs = p.HighPrecisionSavedInputs
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	return a
