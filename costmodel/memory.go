@@ -44,6 +44,11 @@ type StageMemory struct {
 	// Host is the model states offloaded to host memory (offload.go),
 	// not part of Total.
 	Host hardware.Bytes `json:"host_bytes,omitempty"`
+	// HostActivations are the saved activations of the offloaded layers
+	// in host memory (actoffload.go), not part of Total;
+	// ActivationOffloadBuffer is the one layer in transfer on the GPU.
+	HostActivations         hardware.Bytes `json:"host_activations_bytes,omitempty"`
+	ActivationOffloadBuffer hardware.Bytes `json:"activation_offload_buffer_bytes,omitempty"`
 
 	// InFlight micro-batches, in units of the stage's layers.
 	InFlight float64 `json:"in_flight_microbatches"`
@@ -78,7 +83,7 @@ func (s StageMemory) buffers() hardware.Bytes { return s.GatherBuffers + s.LowPr
 
 // Activations is every saved activation of the stage.
 func (s StageMemory) Activations() hardware.Bytes {
-	return s.LayerActivations + s.EmbeddingActs + s.OutputActs + s.RecomputeWorkingSet
+	return s.LayerActivations + s.EmbeddingActs + s.OutputActs + s.RecomputeWorkingSet + s.ActivationOffloadBuffer
 }
 
 // Overheads is the runtime's memory outside the model's tensors.
@@ -401,6 +406,7 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	s.MoEActivations = hardware.Bytes(s.InFlight * float64(s.MoELayers) * la.moeMLP)
 	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
 	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
+	e.offloadActivations(p, r, la, s)
 }
 
 // chunkActivations fills the activations of interleaved rank r chunk by

@@ -81,30 +81,43 @@ func (e *Evaluator) HostBudget() hardware.Bytes {
 // budget on every stage (the first stage holds the most parameters or
 // equal to the most, but every stage is checked).
 func (e *Evaluator) HostFits(p Plan) bool {
-	if p.Offload == NoOffload {
+	if p.Offload == NoOffload && p.OffloadActivationLayers == 0 {
 		return true
 	}
 	for r := range p.PP {
-		if e.stageStates(p, r).Host > e.HostBudget() {
+		if e.stageHost(p, r) > e.HostBudget() {
 			return false
 		}
 	}
 	return true
 }
 
+// stageHost is stage r's host memory: offloaded states and activations.
+func (e *Evaluator) stageHost(p Plan, r int) hardware.Bytes {
+	if p.OffloadActivationLayers == 0 {
+		return e.stageStates(p, r).Host
+	}
+	s := e.Stage(p, r)
+	return s.Host + s.HostActivations
+}
+
 // hostLines itemizes the host memory of stage s.
 func (e *Evaluator) hostLines(p Plan, s StageMemory) []Line {
+	var lines []Line
+	if s.HostActivations > 0 {
+		lines = append(lines, hostActivationLine(p, s))
+	}
 	if p.Offload == NoOffload {
-		return nil
+		return lines
 	}
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
 	what, src := "optimizer", srcZeROOffload
 	if p.Offload == OffloadParams {
 		what, src = "optimizer and weights", srcZeROInfinity
 	}
-	return []Line{{Name: "host: offloaded " + what + " states", Group: GroupStates, Bytes: s.Host,
+	return append([]Line{{Name: "host: offloaded " + what + " states", Group: GroupStates, Bytes: s.Host,
 		Formula: fmt.Sprintf("%s x trained params/GPU / %d (dp*cp)", perParam(HostStateBytes(sb, p.Offload == OffloadParams)), p.ShardDegree()),
-		Source:  src}}
+		Source:  src}}, lines...)
 }
 
 // HostInventory is the host memory of the peak stage against its budget.
@@ -116,7 +129,7 @@ type HostInventory struct {
 	Fits   bool           `json:"fits"`
 }
 
-// hostInventory is nil without offload.
+// hostInventory is nil without offload of states or activations.
 func (e *Evaluator) hostInventory(p Plan, s StageMemory) *HostInventory {
 	lines := e.hostLines(p, s)
 	if lines == nil {

@@ -75,6 +75,11 @@ type Plan struct {
 	LoRATargets LoRATargets `json:"lora_targets,omitempty"`
 	BaseDType   BaseDType   `json:"base_dtype,omitempty"`
 	Offload     Offload     `json:"offload,omitempty"`
+	// OffloadActivationLayers is how many transformer layers of each
+	// stage copy their saved activations to host memory after their
+	// forward and back before their backward (Megatron-Core's
+	// cpu_offloading_num_layers; actoffload.go). Zero offloads none.
+	OffloadActivationLayers int `json:"offload_activation_layers,omitempty"`
 }
 
 // GPUs is the number of GPUs the plan occupies.

@@ -34,7 +34,10 @@ type StepTime struct {
 	// Offload is the part of the host transfers and the CPU optimizer
 	// step of an offloaded plan not hidden behind compute (offloadtime.go).
 	Offload hardware.Seconds `json:"offload_s,omitempty"`
-	Total   hardware.Seconds `json:"total_s"`
+	// ActivationOffload is the part of the activation copies to and from
+	// the host not hidden behind the next layer's compute (actoffload.go).
+	ActivationOffload hardware.Seconds `json:"activation_offload_s,omitempty"`
+	Total             hardware.Seconds `json:"total_s"`
 	// Stage is the pipeline stage the breakdown is for, MicroBatches the
 	// micro-batches it runs per step.
 	Stage        int `json:"stage"`
@@ -64,6 +67,7 @@ type stepInput struct {
 	act         float64 // activation message of one micro-batch: tokens x h x e
 	tp, cp      layerComm
 	ep          epLayer
+	acts        layerActs // saved bytes per layer, with activation offload only
 }
 
 // layerComm is one layer's tensor- or context-parallel collectives for one
@@ -83,6 +87,7 @@ type stageTime struct {
 	tail          [numCommKinds]float64 // per step, after the last micro-batch
 	optimizer     float64
 	offload       float64 // per step: exposed host transfers and CPU optimizer step
+	actOffload    float64 // per step: exposed activation copies
 	perMB         float64 // one micro-batch: kernels + exposed communication
 	// Exposed network bytes per micro-batch and per step, and the
 	// slowest tier with exposed traffic.
@@ -92,7 +97,7 @@ type stageTime struct {
 
 // total is the stage's time on its own: m micro-batches and the tail.
 func (st *stageTime) total(m float64) float64 {
-	t := m*st.perMB + st.optimizer + st.offload
+	t := m*st.perMB + st.optimizer + st.offload + st.actOffload
 	for _, x := range st.tail {
 		t += x
 	}
@@ -138,6 +143,9 @@ func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in.tp = e.tpLayerComm(&in)
 	in.cp = e.cpLayerComm(&in)
 	in.ep = e.epLayerComm(&in)
+	if p.OffloadActivationLayers > 0 {
+		in.acts = e.layerActs(p)
+	}
 	return in
 }
 
@@ -245,11 +253,12 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 		ExposedTP:          hardware.Seconds(exp[CommTP]), ExposedCP: hardware.Seconds(exp[CommCP]),
 		ExposedPP: hardware.Seconds(exp[CommPP]), ExposedDPGrads: hardware.Seconds(exp[CommDPGrads]),
 		ExposedDPParams: hardware.Seconds(exp[CommDPParams]), ExposedEP: hardware.Seconds(exp[CommEP]),
-		Optimizer: hardware.Seconds(st.optimizer),
-		Offload:   hardware.Seconds(st.offload),
-		Stage:     r, MicroBatches: int(m),
+		Optimizer:         hardware.Seconds(st.optimizer),
+		Offload:           hardware.Seconds(st.offload),
+		ActivationOffload: hardware.Seconds(st.actOffload),
+		Stage:             r, MicroBatches: int(m),
 	}
-	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload
+	s.Total = s.Compute + s.Recompute + s.Bubble + s.exposed() + s.Optimizer + s.Offload + s.ActivationOffload
 	rec := 0.0
 	switch in.p.Recompute {
 	case Full:
@@ -307,6 +316,7 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 		st.optimizer = 0
 		st.offload = e.offloadTime(in, &st, ps, float64(layers))
 	}
+	st.actOffload = e.actOffloadTime(in, r)
 	st.perMB = st.fwd.total() + st.bwd.total() + st.rec.total()
 	for _, x := range st.exposed {
 		st.perMB += x

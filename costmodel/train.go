@@ -202,8 +202,12 @@ func optimizerSource(o Optimizer) string {
 
 func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 	perLayer, layerActs := 0.0, s.LayerActivations-s.MoEActivations
-	if s.Layers > 0 && s.InFlight > 0 {
-		perLayer = float64(layerActs) / s.InFlight / float64(s.Layers)
+	kept := s.Layers
+	if s.HostActivations > 0 {
+		kept -= p.OffloadActivationLayers
+	}
+	if kept > 0 && s.InFlight > 0 {
+		perLayer = float64(layerActs) / s.InFlight / float64(kept)
 	}
 	mbs := p.MicroBatches()
 	emb, out := p.embeddingInFlight(mbs), p.outputInFlight(mbs)
@@ -222,6 +226,11 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
 			s.Layers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch),
 		Source: srcActs + "; " + srcPipe}
+	if s.HostActivations > 0 {
+		layers.Formula = fmt.Sprintf("%d layers kept (%d offloaded to the host) x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
+			kept, p.OffloadActivationLayers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch)
+		layers.Source += "; " + srcActOffload
+	}
 	if p.Recompute == OpSAC {
 		layers.Formula += "; saved: " + e.sacSaved(p, s.MoELayers > 0)
 		layers.Source += "; " + srcOpSAC
@@ -240,6 +249,7 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 			Source:  srcOutputAct},
 		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
 			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},
+		actOffloadBufferLine(s),
 	}
 }
 

@@ -62,7 +62,11 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.normalizeTune(); err != nil {
 		return p, err
 	}
-	return p.balanceLayers(m.Layers)
+	p, err := p.balanceLayers(m.Layers)
+	if err != nil {
+		return p, err
+	}
+	return p, p.checkActOffload(m)
 }
 
 func (p Plan) checkRanges() error {

@@ -76,6 +76,9 @@ func (u *Unsupported) Error() string {
 
 // Export writes job as framework f's launch configuration.
 func Export(f Framework, job Job) (Config, error) {
+	if n := job.Plan.OffloadActivationLayers; n > 0 {
+		return Config{}, unsupported(f, job, "the activation offload of %d layers is not exported (Megatron-Core's cpu_offloading is set by hand)", n)
+	}
 	switch f {
 	case Megatron:
 		return megatron(job)

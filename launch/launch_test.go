@@ -272,3 +272,17 @@ func TestTorchTitanFP8(t *testing.T) {
 		t.Errorf("fp8: %v\n%s", err, c.Text)
 	}
 }
+
+// TestUnsupportedActivationOffload: no export drops the activation
+// offload without saying so.
+func TestUnsupportedActivationOffload(t *testing.T) {
+	j := job(t, "llama3-8b", "tp1-pp1-cp1-dp8-zero1-none-mb1", 8192, 8)
+	j.Plan.OffloadActivationLayers = 4
+	for _, f := range []Framework{Megatron, NeMo, TorchTitan, DeepSpeed} {
+		_, err := Export(f, j)
+		var u *Unsupported
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "activation offload of 4 layers") {
+			t.Errorf("%s: %v; want Unsupported naming the activation offload", f, err)
+		}
+	}
+}

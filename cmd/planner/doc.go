@@ -236,7 +236,15 @@
 // 1 to 3) or params (ZeRO-Infinity, zero 3) keeps model states in host
 // memory, checked against 80% of the host DRAM per GPU of the server the
 // GPU sits in, and the step time adds what the host transfers and the
-// CPU optimizer step leave exposed.
+// CPU optimizer step leave exposed. --offload-activations N copies the
+// saved activations of the first N layers of each stage to host memory
+// after their forward and back before their backward (Megatron-Core's
+// cpu_offloading_num_layers, fewer than the stage's layers, with
+// --recompute none): the stage keeps one layer in transfer, the host
+// budget takes the rest, and the step adds the copies that outlast the
+// next layer's forward or backward on the host link:
+//
+//	$ planner estimate --model llama3-8b --gpus 8 --zero 1 --offload-activations 16 --seq 8192
 //
 // Can Llama 3 70B be fine-tuned on one H100 server? Not with every weight
 // and Adam on the GPUs; yes with the optimizer states offloaded (also

@@ -14,6 +14,7 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 var jsonOutputs = []string{
 	"estimate --model llama3-70b --gpus 64 --tp 8 --pp 2 --zero 1 --json",
 	"estimate --model llama3-8b --pp 10 --gpus 10 --gpus-per-node 1 --json",
+	"estimate --model llama3-8b --gpus 8 --zero 1 --offload-activations 8 --json",
 	"estimate --mode serve --model llama3.1-8b --gpus 1 --json",
 	"search --model llama3-8b --gpus 8 --top 2 --json",
 	"search --model llama3-70b --gpus 8 --seq 32768 --gbs 64 --json",

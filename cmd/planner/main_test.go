@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,6 +82,38 @@ func TestServeJSON(t *testing.T) {
 	golden(t, "serve_json", out)
 }
 
+// TestActivationOffloadJSONFields: the estimate's JSON carries the plan's
+// offloaded layers, the host and buffer bytes and the exposed copies.
+func TestActivationOffloadJSONFields(t *testing.T) {
+	code, out, errs := runCLI(t, "estimate", "--model", "llama3-8b", "--gpus", "8", "--zero", "1", "--offload-activations", "8", "--seq", "8192", "--json")
+	if code > exitFail {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Plan struct {
+			Layers int `json:"offload_activation_layers"`
+		} `json:"plan"`
+		Stages []struct {
+			Host   float64 `json:"host_activations_bytes"`
+			Buffer float64 `json:"activation_offload_buffer_bytes"`
+		} `json:"stages"`
+		Performance struct {
+			Breakdown struct {
+				Exposed float64 `json:"activation_offload_s"`
+			} `json:"breakdown"`
+		} `json:"performance"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan.Layers != 8 || len(r.Stages) != 1 || r.Stages[0].Buffer <= 0 || math.Abs(r.Stages[0].Host/r.Stages[0].Buffer-8) > 1e-9 {
+		t.Errorf("plan layers %d, stages %+v: want 8, and 8 layers of the one-layer buffer on the host", r.Plan.Layers, r.Stages)
+	}
+	if r.Performance.Breakdown.Exposed <= 0 {
+		t.Errorf("activation_offload_s %g, want > 0 (an H100 layer of 8,192 tokens copies slower than its forward over PCIe)", r.Performance.Breakdown.Exposed)
+	}
+}
+
 // TestBadInput: every bad input exits 2 with a message naming the value.
 func TestBadInput(t *testing.T) {
 	tests := []struct {
@@ -98,6 +132,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "some"}, `unknown recompute "some" (valid: none, selective, full, opsac)`},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "selective", "--recompute-modules", "core_attn,attn"}, `unknown recompute module "attn" (valid: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)`},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "full", "--recompute-modules", "mlp"}, "--recompute-modules mlp needs --recompute selective (got full)"},
+		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "32"}, "offload activations 32 is not in [0, 31]"},
+		{[]string{"estimate", "--model", "llama3-8b", "--gpus", "2", "--pp", "2", "--offload-activations", "16"}, "offload activations 16 is not in [0, 15]"},
+		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "-1"}, "--offload-activations -1 is not a layer count"},
+		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "4", "--recompute", "selective"}, "offload activations 4 needs recompute none (got selective)"},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "selective", "--recompute-modules", ""}, "--recompute-modules is empty"},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "selective", "--recompute-modules", "mla_up_proj"}, "mla_up_proj needs multi-latent attention"},
 		{[]string{"explain-plan", "tp8-pp1-cp1-dp1-zero1-sp-selective[mlp-mb1"}, "selective[mlp: missing ]"},

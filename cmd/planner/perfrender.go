@@ -118,6 +118,9 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	} else {
 		line("optimizer step", b.Optimizer, "memory-bound update of the local shard")
 	}
+	if p.OffloadActivationLayers > 0 {
+		line("offload: activation copies", b.ActivationOffload, "not hidden behind the next layer's forward and backward (Megatron-Core cpu_offloading)")
+	}
 	fmt.Fprintf(w, "  %s\n", strings.Repeat("-", 52))
 	line("step", perf.StepTime, "")
 	peak, _ := r.Cluster.GPU.Peak(p.Precision.PeakFormat())

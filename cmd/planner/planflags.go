@@ -21,6 +21,7 @@ type planFlags struct {
 	recomputeModules        string
 	optimizer, precision    string
 	schedule                string
+	offloadActs             int
 	tune                    tuneFlags
 	set                     map[string]bool
 }
@@ -46,6 +47,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
 	fs.StringVar(&f.schedule, "schedule", "1f1b", "pipeline schedule: 1f1b (interleaved with --vpp > 1), gpipe")
+	fs.IntVar(&f.offloadActs, "offload-activations", 0, "transformer layers per stage whose saved activations are copied to host memory after their forward and back before their backward (Megatron-Core's cpu_offloading_num_layers; below the stage's layers, with --recompute none)")
 	f.tune.register(fs)
 }
 
@@ -94,6 +96,10 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 	if p.Schedule, err = costmodel.ParseSchedule(f.schedule); err != nil {
 		return p, badInput(err)
 	}
+	if f.offloadActs < 0 {
+		return p, badInputf("--offload-activations %d is not a layer count (give 0, or fewer than the layers of a pipeline stage)", f.offloadActs)
+	}
+	p.OffloadActivationLayers = f.offloadActs
 	return p, f.tune.apply(&p, f.set)
 }
 

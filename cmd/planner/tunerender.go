@@ -22,6 +22,9 @@ func tuneSummary(p costmodel.Plan) string {
 	if p.Offload != costmodel.NoOffload {
 		s += ", offload " + p.Offload.String()
 	}
+	if n := p.OffloadActivationLayers; n > 0 {
+		s += fmt.Sprintf(", activations of %d layers offloaded", n)
+	}
 	return s
 }
 
