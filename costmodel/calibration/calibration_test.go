@@ -2,6 +2,7 @@ package calibration
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,7 +257,7 @@ func TestDedupKeepsNewestRelease(t *testing.T) {
 		row := func(v string) Row {
 			return Row{cols: map[string]string{"source_locator": "docs; release " + v + "; table"}}
 		}
-		if got := compareRelease(release(row(tt.a)), release(row(tt.b))); got != tt.want {
+		if got := slices.Compare(release(row(tt.a)), release(row(tt.b))); got != tt.want {
 			t.Errorf("release %q vs %q: %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}

@@ -2,11 +2,12 @@ package calibration
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// releasePattern finds a release in a row's locator ("release 26.08" in
+// releaseInLocator and releaseInSource find a release in a row's locator ("release 26.08" in
 // the Megatron-Bridge summaries, whose archive page lists older releases
 // after the newer ones) or a version in its source id
 // (nemo_perf_summary_25.04_gb200).
@@ -36,29 +37,12 @@ func release(r Row) []int {
 	return out
 }
 
-// compareRelease orders two releases numerically, a missing field
-// before any (26.04 < 26.04.01); a row without a release is oldest.
-func compareRelease(a, b []int) int {
-	for i := 0; i < len(a) || i < len(b); i++ {
-		switch {
-		case i >= len(a):
-			return -1
-		case i >= len(b):
-			return 1
-		case a[i] != b[i]:
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
 // newer reports whether row a supersedes row b of the same experiment:
-// a newer release, or the same release and a later row id.
+// a newer release, or the same release and a later row id. Releases
+// compare field by field, a missing field before any (26.04 <
+// 26.04.01), a row without one oldest (slices.Compare).
 func newer(a, b Row) bool {
-	if c := compareRelease(release(a), release(b)); c != 0 {
+	if c := slices.Compare(release(a), release(b)); c != 0 {
 		return c > 0
 	}
 	return a.ID() > b.ID()
