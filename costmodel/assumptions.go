@@ -46,6 +46,11 @@ type Assumptions struct {
 	// last backward and accumulates their unsharded gradients over the
 	// micro-batches, reducing once (torchtitan; see stageUnsharded).
 	FSDPUnshardedUnderPP bool `json:"fsdp_unsharded_under_pp"`
+	// EagerCrossEntropy: the loss is PyTorch's cross_entropy on the
+	// logits cast to fp32, not a fused in-place kernel, so its backward
+	// holds two more fp32 copies of the logits beside the saved
+	// log-softmax (lossBackward; torchtitan).
+	EagerCrossEntropy bool `json:"eager_cross_entropy"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

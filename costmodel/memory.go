@@ -62,6 +62,9 @@ type StageMemory struct {
 	EmbeddingActs       hardware.Bytes `json:"embedding_activations_bytes"`
 	OutputActs          hardware.Bytes `json:"output_activations_bytes"`
 	RecomputeWorkingSet hardware.Bytes `json:"recompute_working_set_bytes"`
+	// LossBackward is what an eager cross-entropy's backward holds beyond
+	// RecomputeWorkingSet, which it does not coincide with (lossBackward).
+	LossBackward hardware.Bytes `json:"loss_backward_bytes,omitempty"`
 
 	CUDAContext   hardware.Bytes `json:"cuda_context_bytes"`
 	NCCLBuffers   hardware.Bytes `json:"nccl_buffers_bytes"`
@@ -83,7 +86,8 @@ func (s StageMemory) buffers() hardware.Bytes { return s.GatherBuffers + s.LowPr
 
 // Activations is every saved activation of the stage.
 func (s StageMemory) Activations() hardware.Bytes {
-	return s.LayerActivations + s.EmbeddingActs + s.OutputActs + s.RecomputeWorkingSet + s.ActivationOffloadBuffer
+	return s.LayerActivations + s.EmbeddingActs + s.OutputActs + s.RecomputeWorkingSet + s.LossBackward +
+		s.ActivationOffloadBuffer
 }
 
 // Overheads is the runtime's memory outside the model's tensors.
@@ -392,6 +396,7 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	}
 	if r == p.PP-1 {
 		out = e.outputActs(sh)
+		s.LossBackward = hardware.Bytes(max(0, e.lossBackward(sh)-float64(s.RecomputeWorkingSet)))
 	}
 	if p.Interleaved() {
 		e.chunkActivations(p, r, mb, la, emb, out, s)
@@ -475,6 +480,22 @@ func (e *Evaluator) outputActs(sh actShape) float64 {
 	norm := 2 * sh.tokens * sh.hidden * sh.actBytes / sh.divisor(seqSplit)
 	logits := sh.tokens * float64(e.m.Vocab) * 4 / sh.tp
 	return norm + logits
+}
+
+// lossBackward is the transient of an eager cross-entropy's backward on
+// the last stage: torchtitan computes F.cross_entropy(pred.float(), ...)
+// and deletes the bf16 logits before the backward (torchtitan train.py:
+// "need to free to before bwd to avoid peaking memory"), so beside the
+// saved fp32 log-softmax (4 B per logit, in outputActs) the backward holds
+// nll_loss's fp32 gradient and log_softmax_backward's fp32 result at once:
+// 8 B per logit, sharded over tp by the loss-parallel vocabulary. Megatron's
+// fused vocab-parallel cross-entropy writes its gradient into the saved
+// softmax in place and adds none.
+func (e *Evaluator) lossBackward(sh actShape) float64 {
+	if !e.a.EagerCrossEntropy {
+		return 0
+	}
+	return 8 * sh.tokens * float64(e.m.Vocab) / sh.tp
 }
 
 func boolIndex(b bool) int {

@@ -15,6 +15,8 @@ const (
 	srcFSDP      = "Zhao et al. 2023, PyTorch FSDP (arXiv:2304.11277), sec. 3.3"
 	srcAssumed   = "assumption (costmodel.DefaultAssumptions)"
 	srcOutputAct = "Korthikanti et al. 2022, sec. 4.3: 4sbh/t (1 + v/h)"
+	// srcLossBackward is where an eager fp32 cross-entropy is run.
+	srcLossBackward = "torchtitan train.py: F.cross_entropy(pred.flatten(0, 1).float(), labels), del pred before backward"
 )
 
 // Report is the estimate for one training plan.
@@ -249,8 +251,20 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 			Source:  srcOutputAct},
 		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
 			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},
+		e.lossBackwardLine(p, s),
 		actOffloadBufferLine(s),
 	}
+}
+
+// lossBackwardLine prints the eager cross-entropy's backward transient
+// (lossBackward), net of the recomputed layer's working set it replaces.
+func (e *Evaluator) lossBackwardLine(p Plan, s StageMemory) Line {
+	f := "8 B x s x b x v/t (fp32 gradients of nll_loss and log_softmax)"
+	if s.RecomputeWorkingSet > 0 {
+		f += " - the recomputed layer, which comes later"
+	}
+	return Line{Name: "activations: fp32 loss gradients", Group: GroupActivations,
+		Bytes: s.LossBackward, Formula: f, Source: srcLossBackward}
 }
 
 func scheduleName(p Plan) string {

@@ -114,6 +114,9 @@ func writeMemoryTable(w io.Writer, t calibration.MemoryTable, wide bool) {
 		}
 		row(m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), mw),
 			fmt.Sprintf("%.1f %s", float64(m.Peak)/unitBytes(m.Unit), unitOr(m.Unit)), measured, errText, fit, why)
+		if !wide && m.HasMeasured() && !m.Within() {
+			fmt.Fprintf(w, "         %s\n", wrapText("not within 10%: "+m.Reason, textWidth, strings.Repeat(" ", 9)))
+		}
 	}
 	for _, s := range t.Skipped {
 		fmt.Fprintf(w, "  %-6s %-26s %s\n", s.Row.ID(), clip(s.Row.Source(), 26), wrapText("not modeled: "+s.Reason, textWidth, strings.Repeat(" ", 2+6+1+26+1)))

@@ -205,13 +205,8 @@ func (c Case) memoryReason(m MemoryRow, rep *costmodel.Report, a costmodel.Assum
 	if c.HalfRecompute {
 		why = append(why, "per-layer selective AC (every other layer checkpointed) predicted at the mean of no and full recompute")
 	}
-	if under && has(r.Source(), "torchtitan") && s.OutputActs*10 >= m.Peak {
-		tokens := c.Plan.MicroBatch * c.Plan.Seq / c.Plan.CP
-		why = append(why, fmt.Sprintf("at %d tokens a micro-batch a GPU the output layer and fp32 logits take %v (%.0f%% of the peak); the eager loss's further fp32 copies (log-softmax and its gradient) are not in the inventory",
-			tokens, s.OutputActs, 100*float64(s.OutputActs)/float64(m.Peak)))
-	}
 	if has(r.Get("precision"), "float8") {
-		why = append(why, "Float8 linears (torchao, tensorwise): the inventory holds FP8 weight copies and scales, not the FP8 casts torchao saves for the backward")
+		why = append(why, "Float8 linears (torchao, tensorwise): the inventory holds the bf16 inputs torchao saves and the FP8 weight copies, not the transient FP8 casts of each forward and backward")
 	}
 	if len(why) == 0 {
 		if under {

@@ -43,9 +43,10 @@ var DeepSpeedZeRO3of2021 = Preset{Name: "deepspeed-zero3-2021", Title: "DeepSpee
 // RoPE and SwiGLU unfused: no torch.compile).
 var Torchtitan2024 = Preset{Name: "torchtitan-2024", Title: "torchtitan 2024 (FSDP2, eager)",
 	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, CPAllGather: true, OverlapGradReduce: true, OverlapParamGather: true, UnfusedElementwise: true,
-	FSDPUnshardedUnderPP: true, MicroBatch: 1, ZeRO: 3,
+	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, MicroBatch: 1, ZeRO: 3,
 	Cite: map[string]string{SetKernel: srcSDPA, SetCP: srcTitanCP, SetAttention: "torchtitan docs/performance.md (SDPA)", SetElementwise: "torchtitan docs/performance.md (eager: no torch.compile)",
-		SetGradReduce: "FSDP2 reduce-scatter overlapped with backward", SetParamGather: "FSDP2 prefetch", SetFSDPUnderPP: srcTitanFSDPPP}}
+		SetGradReduce: "FSDP2 reduce-scatter overlapped with backward", SetParamGather: "FSDP2 prefetch", SetFSDPUnderPP: srcTitanFSDPPP,
+		SetLoss: srcTitanLoss}}
 
 // LLMFoundry is MosaicML Composer + llm-foundry's MPT benchmarks:
 // PyTorch FSDP (FULL_SHARD or SHARD_GRAD_OP) with forward and backward

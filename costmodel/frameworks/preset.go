@@ -34,6 +34,9 @@ type Preset struct {
 	// FSDPUnshardedUnderPP: under pipeline parallelism FSDP keeps each
 	// stage unsharded for the step (costmodel.Assumptions field).
 	FSDPUnshardedUnderPP bool
+	// EagerCrossEntropy: the loss is PyTorch's cross_entropy on fp32
+	// logits (costmodel.Assumptions field).
+	EagerCrossEntropy bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -75,6 +78,7 @@ const (
 	SetSP          = "sequence parallelism"
 	SetRecipes     = "low-precision recipes"
 	SetFSDPUnderPP = "zero-3 under pp"
+	SetLoss        = "cross-entropy"
 )
 
 // Settings lists what the preset sets, each with its source.
@@ -99,6 +103,10 @@ func (p Preset) Settings() []Setting {
 	if p.FSDPUnshardedUnderPP {
 		fsdpPP = "stage kept unsharded"
 	}
+	loss := "fused, in place"
+	if p.EagerCrossEntropy {
+		loss = "eager on fp32 logits"
+	}
 	cp := "ring"
 	if p.CPAllGather {
 		cp = "all-gather"
@@ -108,12 +116,15 @@ func (p Preset) Settings() []Setting {
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
-		{SetFSDPUnderPP, fsdpPP, ""}}
+		{SetFSDPUnderPP, fsdpPP, ""}, {SetLoss, loss, ""}}
 	for i := range s {
 		s[i].Source = p.Cite[s[i].Name]
 	}
 	if !p.FSDPUnshardedUnderPP {
-		s[len(s)-1].Source = srcFSDPPerLayer
+		s[len(s)-2].Source = srcFSDPPerLayer
+	}
+	if !p.EagerCrossEntropy && s[len(s)-1].Source == "" {
+		s[len(s)-1].Source = srcFusedLoss
 	}
 	return s
 }
@@ -121,6 +132,10 @@ func (p Preset) Settings() []Setting {
 // srcFSDPPerLayer is ZeRO-3's per-layer gather, the behaviour of every
 // framework that does not keep a pipeline stage unsharded.
 const srcFSDPPerLayer = "ZeRO-3 / FSDP gathers one layer at a time and frees it (Zhao et al. 2023, PyTorch FSDP, sec. 3.3)"
+
+// srcFusedLoss is the in-place fused cross-entropy, whose only saved
+// tensor is the fp32 softmax.
+const srcFusedLoss = "Megatron-Core tensor_parallel/cross_entropy.py: VocabParallelCrossEntropy saves the softmax and writes the gradient into it in place (Korthikanti et al. 2022, sec. 4.3: 4sbv/t)"
 
 func onOff(b bool) string {
 	if b {
@@ -139,6 +154,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.HighPrecisionSavedInputs = p.HighPrecisionSavedInputs
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
+	a.EagerCrossEntropy = p.EagerCrossEntropy
 	return a
 }
 
