@@ -35,6 +35,8 @@ type measuredActivations struct {
 				Experts   int
 				TopK      int `json:"top_k"`
 				ExpertFFN int `json:"expert_ffn"`
+				Shared    int
+				SharedFFN int `json:"shared_ffn"`
 			}
 		}
 		Modes map[string]struct {
@@ -67,8 +69,8 @@ func readMeasured(t *testing.T) measuredActivations {
 // TestActivationsAgainstPyTorch compares the planner's per-layer saved
 // activations (eager attention, one micro-batch, tp 1) with what PyTorch
 // saves for a GPT layer (LayerNorm, GeLU, dropout, multi-head), a Llama
-// layer (RMSNorm, SwiGLU, grouped-query attention) and an MoE layer (8
-// experts, top-2), and the Llama layer under LoRA (r = 8, frozen base) on
+// layer (RMSNorm, SwiGLU, grouped-query attention), an MoE layer (8
+// experts, top-2) and one with a shared expert, and the Llama layer under LoRA (r = 8, frozen base) on
 // q and v only and on every projection. Each layer is measured under
 // every recompute policy the script runs (its plan string: none, full,
 // Megatron's selective, Megatron's recompute modules alone and combined,
@@ -98,8 +100,8 @@ func readMeasured(t *testing.T) measuredActivations {
 // tensor.
 func TestActivationsAgainstPyTorch(t *testing.T) {
 	meas := readMeasured(t)
-	if len(meas.Layers) != 5 {
-		t.Fatalf("%d measured layers, want gpt, llama, llama-lora-qv, llama-lora-all, moe", len(meas.Layers))
+	if len(meas.Layers) != 6 {
+		t.Fatalf("%d measured layers, want gpt, llama, llama-lora-qv, llama-lora-all, moe, moe-shared", len(meas.Layers))
 	}
 	for _, l := range meas.Layers {
 		c := l.Config
@@ -112,7 +114,7 @@ func TestActivationsAgainstPyTorch(t *testing.T) {
 			m.MLP = SwiGLU
 		}
 		if c.MoE != nil {
-			m.MoE = &MoE{Experts: c.MoE.Experts, TopK: c.MoE.TopK, ExpertFFN: c.MoE.ExpertFFN}
+			m.MoE = &MoE{Experts: c.MoE.Experts, TopK: c.MoE.TopK, ExpertFFN: c.MoE.ExpertFFN, Shared: c.MoE.Shared, SharedFFN: c.MoE.SharedFFN}
 		}
 		base := Plan{TP: 1, PP: 1, CP: 1, DP: 1, VPP: 1, Seq: c.Seq, MicroBatch: c.Batch, Attention: Eager}
 		if c.LoRA != nil {

@@ -42,8 +42,11 @@ The policies (Megatron-Core at d98e8a64, torchtitan at 1f029641b5ca):
                  CheckpointWithoutOutput, discarded once fc2 has read it.
     CheckpointWithoutOutput is re-implemented here (torch 1.13 has none); a
     discarded output is a saved tensor whose storage is empty, so bytes are
-    read when the forward is done. mla_up_proj needs multi-latent attention
-    and shared_experts shared experts, which these layers do not have.
+    read when the forward is done.
+      shared_experts  moe/moe_layer.py shared_experts_compute:
+                 tensor_parallel.checkpoint of the shared experts (the
+                 moe-shared layer; the moe module's checkpoint covers them).
+    mla_up_proj needs multi-latent attention, which these layers do not have.
   * opsac: torchtitan's op-level selective checkpointing (distributed/
     activation_checkpoint.py _apply_op_sac, _custom_policy, with the
     _op_sac_save_list of models/llama3/parallelize.py and the default
@@ -285,6 +288,9 @@ class Layer(torch.nn.Module):
             for _ in range(m["experts"]):
                 self.experts.append(param(2 * m["expert_ffn"], h))
                 self.experts.append(param(h, m["expert_ffn"]))
+            if m.get("shared"):
+                fs = m["shared"] * m["shared_ffn"]
+                self.shared1, self.shared2 = param(2 * fs, h), param(h, fs)
         else:
             f = c["ffn"]
             width = 2 * f if c["mlp"] == "swiglu" else f
@@ -398,7 +404,22 @@ class Layer(torch.nn.Module):
             rows, slot = (idx == e).nonzero(as_tuple=True)
             ye = self.expert(e, t[rows])
             out = out.index_put((rows,), ye * w[rows, slot].unsqueeze(-1), accumulate=True)
+        if m.get("shared"):
+            if "shared_experts" in self.mods:
+                # moe/moe_layer.py shared_experts_compute: tensor_parallel.checkpoint
+                # of the shared experts, their input kept
+                out = out + checkpoint(self.shared, t, use_reentrant=True)
+            else:
+                out = out + self.shared(t)
         return out.view(b, s, h)
+
+    def shared(self, t):
+        """The shared experts, one SwiGLU MLP over every token (Megatron-Core's
+        SharedExpertMLP; torchtitan's FeedForward with w1, w3, w2)."""
+        if self.sac:
+            w1, w3 = self.shared1.chunk(2, 0)
+            return F.linear(F.silu(F.linear(t, w1)) * F.linear(t, w3), self.shared2)
+        return F.linear(SwiGLUFn.apply(F.linear(t, self.shared1)), self.shared2)
 
     def normed(self, x, w, b):
         """A norm's output; under layernorm, in a CheckpointWithoutOutput
@@ -503,6 +524,9 @@ CONFIGS = [
      "lora": {"rank": 8, "targets": ["q", "k", "v", "o", "gate", "up", "down"]}},
     {"name": "moe", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 0, "seq": 128, "batch": 2,
      "norm": "rmsnorm", "mlp": "swiglu", "dropout": False, "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128}},
+    {"name": "moe-shared", "hidden": 256, "heads": 8, "kv_heads": 2, "head_dim": 32, "ffn": 0, "seq": 128, "batch": 2,
+     "norm": "rmsnorm", "mlp": "swiglu", "dropout": False,
+     "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128, "shared": 1, "shared_ffn": 256}},
 ]
 
 
@@ -514,7 +538,9 @@ def policies(c):
     recompute and under full checkpointing only."""
     if c.get("lora"):
         return ["none", "full"]
-    if c.get("moe"):
+    if c.get("moe", {}).get("shared"):
+        mods = ["selective[moe]", "selective[shared_experts]", "selective[moe_act,shared_experts]"]
+    elif c.get("moe"):
         mods = ["selective[layernorm]", "selective[moe]", "selective[moe_act]",
                 "selective[core_attn,layernorm,moe_act]", "selective[layernorm,moe]"]
     else:
