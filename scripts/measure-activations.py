@@ -535,9 +535,9 @@ def policies(c):
     strings: none, full, Megatron's selective (core_attn), each Megatron
     recompute module that the layer has alone and in combination, and
     torchtitan's op-level policy. The LoRA layers are measured without
-    recompute and under full checkpointing only."""
+    recompute, under full checkpointing and under selective (core_attn)."""
     if c.get("lora"):
-        return ["none", "full"]
+        return ["none", "full", "selective"]
     if c.get("moe", {}).get("shared"):
         mods = ["selective[moe]", "selective[shared_experts]", "selective[moe_act,shared_experts]"]
     elif c.get("moe"):
