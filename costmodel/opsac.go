@@ -23,7 +23,14 @@ const srcOpSAC = "torchtitan torchtitan/models/llama/parallelize_llama.py (_save
 // except every second aten.mm of the block (_custom_policy counts the
 // block's mms and recomputes the even ones), and PREFER_RECOMPUTE
 // everything else: norms, rotary embedding, activations, residual adds,
-// the all-gathers. The checkpoint itself keeps the block's input. The
+// the all-gathers. An mm whose weight has the shape of a Linear named in
+// per_op_sac_force_recompute_mm_shapes_by_fqns is recomputed and not
+// counted; the default names the MoE router, "moe.router.gate"
+// (torchtitan #1380, July 2025; torchtitan/config/configs.py and
+// distributed/activation_checkpoint.py at 1f029641b5ca, the last commit
+// with per-model save lists). The checkpoint itself keeps the block's
+// input. scripts/measure-activations.py measures this policy
+// (costmodel/testdata/activations). The
 // saved outputs are what the caching dispatch mode stores, whether or
 // not the backward reads them (torch/utils/checkpoint.py,
 // _CachingTorchDispatchMode). aten.max's outputs are the scalar amaxes of
@@ -47,8 +54,9 @@ type sacMM struct {
 // the order torchtitan's models issue them: the attention projections
 // (wq, wk, wv, or MLA's wq_a, wq_b, wkv_a, wkv_b), the output projection
 // wo, then the MLP (w1, w3, w2; GeLU: up, down) or, in an MoE layer, the
-// router gate and the shared experts (the routed experts are grouped
-// GEMMs, not aten.mm, and not saved). A row-parallel output (wo, w2)
+// shared experts: the router gate is force-recomputed and not counted,
+// and the routed experts are grouped GEMMs (torch._grouped_mm, torchtitan
+// models/common/moe/moe.py), not in the save list. A row-parallel output (wo, w2)
 // is a partial sum as wide as the hidden state on every TP rank.
 func blockMMs(m *Model, moe bool) []sacMM {
 	h := float64(m.Hidden)
@@ -79,9 +87,7 @@ func blockMMs(m *Model, moe bool) []sacMM {
 	if !moe {
 		return append(mms, mlpMMs(m, h, float64(m.FFN), "f", "")...)
 	}
-	e := m.MoE
-	mms = append(mms, out("router gate output (expert scores)", "mlp", h, float64(e.Experts), "E", seqSplit))
-	if e.Shared > 0 {
+	if e := m.MoE; e.Shared > 0 {
 		mms = append(mms, mlpMMs(m, h, float64(e.Shared*e.SharedFFN), "fs", "shared expert ")...)
 	}
 	return mms

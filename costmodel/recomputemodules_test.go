@@ -78,14 +78,15 @@ func TestRecomputeModulesMLA(t *testing.T) {
 // moe drops the whole MoE MLP: fp32 router logits (128 x 4), the int32
 // index map (8 x 4), the dispatched tokens (k x h x 2), the gate and up
 // output (2 k fe x 2), the down input (k fe x 2) and the expert outputs
-// kept for an unweighted combine (k x h x 2).
+// and routing probabilities kept for an unweighted combine (k x h x 2,
+// k x 2).
 func TestRecomputeModulesMoE(t *testing.T) {
 	m := lookup(t, "qwen3-30b-a3b")
 	k, fe, h := 8.0, 768.0, 2048.0
 	if got, want := droppedPerToken(t, m, ModMoEAct, true), 2*k*fe; got != want {
 		t.Errorf("moe_act drops %g bytes a token, want %g", got, want)
 	}
-	want := 128*4 + k*4 + 2*k*h + 2*2*k*fe + 2*k*fe + 2*k*h
+	want := 128*4 + k*4 + 2*k*h + 2*2*k*fe + 2*k*fe + 2*k*h + 2*k
 	if got := droppedPerToken(t, m, ModMoE, true); got != want {
 		t.Errorf("moe drops %g bytes a token, want %g", got, want)
 	}

@@ -209,8 +209,10 @@ func mlpTensors(m *Model, f float64, sym, what string) []tensorSpec {
 // that), the experts' MLP tensors over those rows at width fe/etp, what
 // the routing weights need for backward, and the shared experts. A
 // combine that weights the expert outputs by the router's probabilities
-// keeps those outputs for the probabilities' gradient (a plain PyTorch
-// MoE); with weighted (Assumptions.MoEWeightedActivation) the expert
+// keeps those outputs for the probabilities' gradient and the
+// probabilities, k per token, for the outputs' (a plain PyTorch MoE;
+// Megatron-Core's unfused moe_utils.unpermute, permuted_tokens *
+// permuted_probs); with weighted (Assumptions.MoEWeightedActivation) the expert
 // activation applies the probabilities instead, as Megatron-Core does
 // (moe/experts.py: activation_func_with_probs, the fused
 // weighted_bias_swiglu_impl), and the combine is an unweighted sum that
@@ -236,7 +238,9 @@ func moeTensors(m *Model, weighted bool) []tensorSpec {
 	if weighted {
 		ts = append(ts, tensorSpec{name: "routing probabilities (fp32, for the weighted activation)", block: "mlp", width: k, widthSym: "k", elem: elemFP32, split: seqSplit})
 	} else {
-		ts = append(ts, tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit})
+		ts = append(ts,
+			tensorSpec{name: "expert outputs (for the combine)", block: "mlp", width: k * h, widthSym: "k·h", split: seqSplit},
+			tensorSpec{name: "routing probabilities (for the combine)", block: "mlp", width: k, widthSym: "k", split: seqSplit})
 	}
 	if e.Shared > 0 {
 		ts = append(ts, withMods(mlpTensors(m, float64(e.Shared*e.SharedFFN), "fs", "shared expert"), ModSharedExperts)...)
