@@ -68,6 +68,11 @@ type memoryTableOut struct {
 	Fit      int            `json:"ran_predicted_to_fit"`
 	OOM      int            `json:"out_of_memory"`
 	NotFit   int            `json:"out_of_memory_predicted_not_to_fit"`
+	// Unreported: the compared runs that report no memory, at the whole
+	// HBM.
+	Unreported    int            `json:"unreported_ran"`
+	UnreportedFit int            `json:"unreported_predicted_to_fit"`
+	NotFitting    []memoryRowOut `json:"unreported_not_predicted_to_fit"`
 }
 
 type memoryRowOut struct {
@@ -90,20 +95,28 @@ type memoryRowOut struct {
 func memoryTableJSON(t calibration.MemoryTable) memoryTableOut {
 	out := memoryTableOut{Rows: []memoryRowOut{}, Skipped: []skipOut{}, Measured: t.Measured, Within: t.Within,
 		Median: t.Median, Ran: t.Ran, Fit: t.Fit, OOM: t.OOM, NotFit: t.NotFit}
+	out.Unreported, out.UnreportedFit, out.NotFitting = t.Unreported.Rows, t.Unreported.Fit, []memoryRowOut{}
+	for _, m := range t.Unreported.NotFit {
+		out.NotFitting = append(out.NotFitting, memoryRowJSON(m))
+	}
 	for _, m := range t.Rows {
-		r := memoryRowOut{RowID: m.Row.ID(), Source: m.Row.Source(), Model: m.Row.Get("model"), Ran: m.Ran, Metric: m.Metric,
-			Unit: m.Unit, Measured: m.Measured, Peak: m.Peak, PeakStage: m.PeakStage, Budget: m.Budget, WholeHBM: m.WholeHBM,
-			Fits: m.Fits, Reason: m.Reason}
-		if m.HasMeasured() {
-			e := m.Err
-			r.Error = &e
-		}
-		out.Rows = append(out.Rows, r)
+		out.Rows = append(out.Rows, memoryRowJSON(m))
 	}
 	for _, s := range t.Skipped {
 		out.Skipped = append(out.Skipped, skipOut{RowID: s.Row.ID(), Source: s.Row.Source(), Reason: s.Reason})
 	}
 	return out
+}
+
+func memoryRowJSON(m calibration.MemoryRow) memoryRowOut {
+	r := memoryRowOut{RowID: m.Row.ID(), Source: m.Row.Source(), Model: m.Row.Get("model"), Ran: m.Ran, Metric: m.Metric,
+		Unit: m.Unit, Measured: m.Measured, Peak: m.Peak, PeakStage: m.PeakStage, Budget: m.Budget, WholeHBM: m.WholeHBM,
+		Fits: m.Fits, Reason: m.Reason}
+	if m.HasMeasured() {
+		e := m.Err
+		r.Error = &e
+	}
+	return r
 }
 
 type skipOut struct {

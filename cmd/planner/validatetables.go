@@ -123,6 +123,18 @@ func writeMemoryTable(w io.Writer, t calibration.MemoryTable, wide bool) {
 	}
 	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("summary: %d rows with a measured memory, %d within 10%%, median |error| %.1f%%; %d of %d that ran predicted to fit; %d of %d out-of-memory runs predicted not to fit",
 		t.Measured, t.Within, 100*t.Median, t.Fit, t.Ran, t.NotFit, t.OOM), textWidth, "    "))
+	writeUnreported(w, t.Unreported)
+}
+
+// writeUnreported prints the fit check of the compared runs that report
+// no memory, and each one predicted not to fit with its reasons.
+func writeUnreported(w io.Writer, f calibration.RanFit) {
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("compared runs that report no memory: %d of %d predicted to fit at the whole HBM; the others:",
+		f.Fit, f.Rows), textWidth, "    "))
+	for _, m := range f.NotFit {
+		fmt.Fprintf(w, "  %-6s %-26s %-20s %10v of %v\n", m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), 20), m.Peak, m.Budget)
+		fmt.Fprintf(w, "         %s\n", wrapText(m.Reason, textWidth, strings.Repeat(" ", 9)))
+	}
 }
 
 // unitBytes is the size of a memory unit as a source prints it.

@@ -61,6 +61,9 @@ type MemoryTable struct {
 	// of which NotFit are predicted not to fit.
 	Ran, Fit    int
 	OOM, NotFit int
+	// Unreported is the fit check of the compared runs that report no
+	// memory.
+	Unreported RanFit
 }
 
 // Memory builds the memory table of rows with base assumptions (the
@@ -114,6 +117,7 @@ func Memory(rows []Row, base costmodel.Assumptions) MemoryTable {
 		n := len(errs)
 		t.Median = (errs[(n-1)/2] + errs[n/2]) / 2
 	}
+	t.Unreported = ranFit(rows, base)
 	return t
 }
 
