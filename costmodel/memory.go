@@ -62,6 +62,10 @@ type StageMemory struct {
 	EmbeddingActs       hardware.Bytes `json:"embedding_activations_bytes"`
 	OutputActs          hardware.Bytes `json:"output_activations_bytes"`
 	RecomputeWorkingSet hardware.Bytes `json:"recompute_working_set_bytes"`
+	// RecomputedLayers is, under a partial full recompute
+	// (Plan.RecomputeLayers), how many of the stage's layers are
+	// checkpointed and rerun in backward; zero otherwise.
+	RecomputedLayers int `json:"recomputed_layers,omitempty"`
 
 	CUDAContext   hardware.Bytes `json:"cuda_context_bytes"`
 	NCCLBuffers   hardware.Bytes `json:"nccl_buffers_bytes"`
@@ -337,6 +341,9 @@ type layerActs struct {
 	dense, moe               float64
 	denseWorking, moeWorking float64
 	moeMLP                   float64 // of moe: the MoE MLP's own tensors
+	// moeMLPWorking is the MoE MLP's own tensors without recompute,
+	// which the layers a partial full recompute skips keep.
+	moeMLPWorking float64
 }
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
@@ -353,6 +360,7 @@ func (e *Evaluator) layerActs(p Plan) layerActs {
 		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
 		if e.m.MoE != nil {
 			la.moeWorking = e.layerSaved(la.sh, p, NoRecompute, true)
+			la.moeMLPWorking = la.sh.saved(e.moe, NoRecompute)
 		}
 	}
 	return la
@@ -377,12 +385,8 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	m := e.m
 	sh := la.sh
 	mb := p.MicroBatches()
-	if p.Recompute.Checkpointed() && s.Layers > 0 {
-		working := la.denseWorking
-		if s.MoELayers > 0 {
-			working = la.moeWorking
-		}
-		s.RecomputeWorkingSet = hardware.Bytes(working)
+	if p.partialRecompute() {
+		s.RecomputedLayers, _ = p.stageRecomputed(m.kinds(), r)
 	}
 	var emb, out float64 // per micro-batch
 	if r == 0 && m.Dropout {
@@ -397,16 +401,37 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 		e.chunkActivations(p, r, mb, la, emb, out, s)
 		return
 	}
-	perStage := float64(s.Layers-s.MoELayers) * la.dense
-	if s.MoELayers > 0 {
-		perStage += float64(s.MoELayers) * la.moe
+	var stage chunkActs
+	c := p.middleChunk(m.Layers)
+	for j := r; j < p.PP*p.VPP; j += p.PP {
+		lo, hi := p.chunkRange(m.Layers, c, j)
+		a := e.rangeActs(p, la, lo, hi)
+		stage.saved += a.saved
+		stage.moeMLP += a.moeMLP
+		stage.transient = max(stage.transient, a.transient)
 	}
+	s.RecomputeWorkingSet = e.workingSet(p, la, s, stage.transient)
 	s.InFlight = p.inFlight(r, mb)
-	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
-	s.MoEActivations = hardware.Bytes(s.InFlight * float64(s.MoELayers) * la.moeMLP)
+	s.LayerActivations = hardware.Bytes(s.InFlight * stage.saved)
+	s.MoEActivations = hardware.Bytes(s.InFlight * stage.moeMLP)
 	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
 	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
 	e.offloadActivations(p, r, la, s)
+}
+
+// workingSet is the recompute's transient on stage s: the heaviest
+// chunk's (rangeActs) under a partial full recompute, else one layer's
+// full tensors, an MoE layer's when the stage has any.
+func (e *Evaluator) workingSet(p Plan, la layerActs, s *StageMemory, heaviest float64) hardware.Bytes {
+	switch {
+	case p.partialRecompute():
+		return hardware.Bytes(heaviest)
+	case !p.Recompute.Checkpointed() || s.Layers == 0:
+		return 0
+	case s.MoELayers > 0:
+		return hardware.Bytes(la.moeWorking)
+	}
+	return hardware.Bytes(la.denseWorking)
 }
 
 // chunkActivations fills the activations of interleaved rank r chunk by
@@ -421,17 +446,13 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	kinds := e.m.kinds()
 	layers := kinds.layers
 	c := p.middleChunk(layers)
-	chunk := func(j int) (bytes float64, n, moe int) {
+	chunk := func(j int) (a chunkActs, n int) {
 		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
-		moe = kinds.moe(lo, hi)
-		bytes = float64(hi-lo-moe) * la.dense
-		if moe > 0 {
-			bytes += float64(moe) * la.moe
-		}
-		return bytes, hi - lo, moe
+		return e.rangeActs(p, la, lo, hi), hi - lo
 	}
 	weight := func(j int) float64 {
-		b, _, _ := chunk(j)
+		a, _ := chunk(j)
+		b := a.saved
 		if j == 0 {
 			b += emb
 		}
@@ -451,14 +472,16 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	}
 	sch := p.interleavedSchedule(r, mb)
 	i := sch.peak(&w, uniform)
-	var acts, held, moeActs float64
+	var acts, held, moeActs, transient float64
 	for j := range p.VPP {
-		b, n, moe := chunk(j)
+		a, n := chunk(j)
 		k := float64(sch.held(i, j))
-		acts += k * b
+		acts += k * a.saved
 		held += k * float64(n)
-		moeActs += k * float64(moe) * la.moeMLP
+		moeActs += k * a.moeMLP
+		transient = max(transient, a.transient)
 	}
+	s.RecomputeWorkingSet = e.workingSet(p, la, s, transient)
 	s.LayerActivations = hardware.Bytes(acts)
 	s.MoEActivations = hardware.Bytes(moeActs)
 	if s.Layers > 0 {

@@ -22,7 +22,29 @@ func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 		w += float64(moe) * (layerWork(p, in.moe) + comm + ep)
 	}
 	w += in.first.fwd.total() + in.first.bwd.total() + in.last.fwd.total() + in.last.bwd.total()
+	if p.partialRecompute() {
+		w -= e.skippedRecompute(&in)
+	}
 	return hardware.Seconds(w)
+}
+
+// skippedRecompute is the work layerWork and the recompute collectives
+// count for the layers a partial full recompute does not rerun: with the
+// block method, all but the first RecomputeLayers of each model chunk
+// (stageRecomputed), which makes MicroBatchWork depend on the layer split
+// and vpp too.
+func (e *Evaluator) skippedRecompute(in *stepInput) float64 {
+	p, k := in.p, e.m.kinds()
+	var rec, recMoE int
+	for r := range p.PP {
+		a, b := p.stageRecomputed(k, r)
+		rec, recMoE = rec+a, recMoE+b
+	}
+	moe := e.m.MoELayers()
+	comm := in.tp.rec + in.cp.rec
+	dense := float64(e.m.Layers - moe - (rec - recMoE))
+	skipped := float64(moe - recMoE)
+	return dense*(in.dense.fwd.total()+comm) + skipped*(in.moe.fwd.total()+comm+in.ep.rec)
 }
 
 // layerWork is one layer's kernels for one micro-batch: forward,

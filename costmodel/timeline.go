@@ -164,6 +164,9 @@ func StepTimeline(p Plan, s StageMemory) (Timeline, error) {
 	backward := 2.0
 	if p.Recompute == Full {
 		backward = 3
+		if p.partialRecompute() && s.Layers > 0 {
+			backward = 2 + float64(s.RecomputedLayers)/float64(s.Layers)
+		}
 	}
 	var acts, t float64
 	for _, ps := range passes {
