@@ -335,3 +335,44 @@ func workingSetLine(p Plan, s StageMemory) Line {
 	}
 	return l
 }
+
+// blockRecomputeLever is the partial full recompute that makes p fit
+// with the fewest checkpointed layers: Megatron-LM's --recompute-method
+// block with the smallest --recompute-num-layers N whose peak fits the
+// budget, so the other layers keep their activations and are not
+// recomputed. Block N's activations fall with each layer checkpointed
+// (rangeActs), so a bisection over N finds it; none is offered when
+// only every layer checkpointed fits (the --recompute full lever) or p
+// already checkpoints as few.
+func (e *Evaluator) blockRecomputeLever(p Plan) (leverCandidate, bool) {
+	q := p
+	q.Recompute, q.RecomputeModules, q.RecomputeMethod = Full, 0, Block
+	fits := func(n int) bool {
+		q.RecomputeLayers = n
+		r, err := q.Normalize(e.m, e.c.GPUs())
+		return err == nil && e.Peak(r).Total <= e.Budget() && e.HostFits(r)
+	}
+	lo, hi := 1, p.mostChunkLayers(e.m)-1 // hi: the most below every layer
+	if p.partialRecompute() && p.RecomputeMethod == Block {
+		lo = p.RecomputeLayers + 1
+	}
+	if lo > hi || !fits(hi) {
+		return leverCandidate{}, false
+	}
+	for lo < hi {
+		if mid := (lo + hi) / 2; fits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	n := lo
+	return leverCandidate{
+		change: fmt.Sprintf("--recompute full --recompute-method block --recompute-num-layers %d", n),
+		why:    fmt.Sprintf("checkpoints only the first %d layers of each stage; the rest keep their activations and skip the recompute", n),
+		apply: func(q Plan) Plan {
+			q.Recompute, q.RecomputeModules, q.RecomputeMethod, q.RecomputeLayers = Full, 0, Block, n
+			return q
+		},
+	}, true
+}
