@@ -11,7 +11,9 @@ import "github.com/gpu-planner/planner/hardware"
 // collectives. It depends on the plan's tp, cp, sequence parallelism,
 // micro-batch, recompute, ep and etp and, through the placement of the
 // tp and cp groups, on pp and dp; not on vpp, the layer split or ZeRO, so a search
-// can compute it once for many plans.
+// can compute it once for many plans. A partial full recompute with the
+// block method is the exception: it reruns the first layers of each
+// model chunk only, which depend on vpp and the split (skippedRecompute).
 func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 	in := e.newStepInput(p)
 	comm := in.tp.fwd + in.tp.bwd + in.tp.rec + in.cp.fwd + in.cp.bwd + in.cp.rec
