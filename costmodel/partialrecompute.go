@@ -24,7 +24,9 @@ import (
 //     layers of the block are checkpointed one by one, the others keep
 //     all their activations and are not recomputed.
 //
-// The arguments' documentation (megatron/training/arguments.py,
+// The loops run over num_layers_per_pipeline_rank, which the block sets
+// to len(self.layers), its own layers, so under interleaving N counts
+// per virtual stage. The arguments' documentation (megatron/training/arguments.py,
 // --recompute-num-layers) reads N as the layers per recompute unit
 // (uniform) or per pipeline stage (block), and NeMo's activation
 // recomputation guide as per virtual pipeline stage under interleaving.
