@@ -117,8 +117,9 @@ func (st *stageTime) tpPass(set *commSet, in *stepInput, name string, layers, ex
 // weight gradient (overlapped with those GEMMs by Megatron-LM), the
 // vocabulary-parallel embedding's all-reduce (reduce-scatter under SP) on
 // the first stage, and under SP the gather before the output layer on the
-// last.
-func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, layers float64) {
+// last. rec is the layers the recompute reruns (all of them but under
+// a block partial recompute, stageRecomputed).
+func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, layers, rec float64) {
 	p := in.p
 	if p.TP == 1 {
 		return
@@ -127,7 +128,7 @@ func (e *Evaluator) tpComm(in *stepInput, st *stageTime, set *commSet, r int, la
 	st.tpPass(set, in, nameTPFwd, layers, c.fwd, false)
 	st.tpPass(set, in, nameTPBwd, layers, c.bwd, true)
 	if p.Recompute.Checkpointed() {
-		st.tpPass(set, in, nameTPRec, layers, c.rec, false)
+		st.tpPass(set, in, nameTPRec, rec, c.rec, false)
 	}
 	g := in.pl.tp
 	if p.SP {
@@ -212,8 +213,8 @@ func (e *Evaluator) cpAllGather(in *stepInput, local, block, blockBwd float64) l
 
 // cpComm records stage's context-parallel traffic over its layers: the
 // forward exchange, the backward one (twice the messages on the ring),
-// and the recompute forward's.
-func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers float64) {
+// and the recompute forward's over the recLayers layers recomputed.
+func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers, recLayers float64) {
 	p, c := in.p, in.cp
 	if p.CP == 1 {
 		return
@@ -229,7 +230,9 @@ func (e *Evaluator) cpComm(in *stepInput, st *stageTime, set *commSet, layers fl
 	st.addComm(set, item(fwd, c.opA, c.a, c.perPass, c.fwd), true, in.m)
 	st.addComm(set, item(bwd, c.opB, c.b, bwdCalls, c.bwd), true, in.m)
 	if p.recomputesCore() {
-		st.addComm(set, item(rec, c.opA, c.a, c.perPass, c.rec), true, in.m)
+		it := item(rec, c.opA, c.a, c.perPass, c.rec)
+		it.calls, it.exposed = c.perPass*recLayers, c.rec*recLayers
+		st.addComm(set, it, true, in.m)
 	}
 }
 

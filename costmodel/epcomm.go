@@ -84,8 +84,9 @@ func (e *Evaluator) epLayerComm(in *stepInput) epLayer {
 	return c
 }
 
-// epComm adds stage's expert-parallel collectives over its moe layers.
-func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe float64) {
+// epComm adds stage's expert-parallel collectives over its moe layers,
+// the recompute's over the recMoE of them it reruns.
+func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe, recMoE float64) {
 	c := &in.ep
 	if c.pass == 0 || moe == 0 {
 		return
@@ -98,28 +99,28 @@ func (e *Evaluator) epComm(in *stepInput, st *stageTime, set *commSet, moe float
 		return exposed * calls * k.time / c.pass
 	}
 	passes := [3]struct {
-		name    string
-		exposed float64
-	}{{nameEPFwd, c.fwd}, {nameEPBwd, c.bwd}, {nameEPRec, c.rec}}
+		name        string
+		exposed, of float64
+	}{{nameEPFwd, c.fwd, moe}, {nameEPBwd, c.bwd, moe}, {nameEPRec, c.rec, recMoE}}
 	for i, ps := range passes {
-		if i == 2 && !in.p.Recompute.Checkpointed() {
+		if i == 2 && (!in.p.Recompute.Checkpointed() || recMoE == 0) {
 			break
 		}
-		st.addComm(set, commItem{name: ps.name, kind: CommEP, op: AllToAll, g: in.pl.ep, msg: c.msg, calls: 2 * moe,
-			cost: c.a2a, exposed: moe * share(ps.exposed, c.a2a, 2), overlap: overlap, source: srcEPComm}, true, in.m)
+		st.addComm(set, commItem{name: ps.name, kind: CommEP, op: AllToAll, g: in.pl.ep, msg: c.msg, calls: 2 * ps.of,
+			cost: c.a2a, exposed: ps.of * share(ps.exposed, c.a2a, 2), overlap: overlap, source: srcEPComm}, true, in.m)
 	}
 	if c.ag.time == 0 {
 		return
 	}
-	exposed := c.fwd + c.bwd + c.rec
-	calls := 2.0
+	exposed := c.fwd + c.bwd + c.rec*recMoE/moe
+	calls := 2 * moe
 	if in.p.Recompute.Checkpointed() {
-		calls = 3
+		calls += recMoE
 	}
 	full := c.msg * float64(in.p.ETP)
-	st.addComm(set, commItem{name: nameETPAG, kind: CommEP, op: AllGather, g: in.pl.etp, msg: full, calls: calls * moe,
+	st.addComm(set, commItem{name: nameETPAG, kind: CommEP, op: AllGather, g: in.pl.etp, msg: full, calls: calls,
 		cost: c.ag, exposed: moe * share(exposed, c.ag, 1), overlap: overlap, source: srcEPComm}, true, in.m)
-	st.addComm(set, commItem{name: nameETPRS, kind: CommEP, op: ReduceScatter, g: in.pl.etp, msg: full, calls: calls * moe,
+	st.addComm(set, commItem{name: nameETPRS, kind: CommEP, op: ReduceScatter, g: in.pl.etp, msg: full, calls: calls,
 		cost: c.rs, exposed: moe * share(exposed, c.rs, 1), overlap: overlap, source: srcEPComm}, true, in.m)
 }
 

@@ -34,7 +34,10 @@ func leverCandidates(p Plan) []leverCandidate {
 		{"--zero 3", "shards weights, gradients and optimizer states over dp*cp", func(q Plan) Plan { q.ZeRO = 3; return q }, 0},
 		{"--zero 1", "shards the optimizer states over dp*cp", func(q Plan) Plan { q.ZeRO = max(q.ZeRO, 1); return q }, 0},
 		{"--recompute selective", "drops the attention core's activations", func(q Plan) Plan { q.Recompute = Selective; return q }, 0},
-		{"--recompute full", "keeps only each layer's input", func(q Plan) Plan { q.Recompute, q.RecomputeModules = Full, 0; return q }, 0},
+		{"--recompute full", "keeps only each layer's input", func(q Plan) Plan {
+			q.Recompute, q.RecomputeModules, q.RecomputeMethod, q.RecomputeLayers = Full, 0, Uniform, 0
+			return q
+		}, 0},
 		{"--mbs 1", "activations scale with the micro-batch", func(q Plan) Plan { q.MicroBatch = 1; return q }, 0},
 		{"--sp", "splits norm and dropout activations over tp", func(q Plan) Plan { q.SP = true; return q }, 0},
 		{fmt.Sprintf("--ep %d", 2*max(p.EP, 1)), "spreads the routed experts over more expert-parallel ranks",
@@ -65,7 +68,11 @@ func (e *Evaluator) levers(p Plan, peak hardware.Bytes) []Lever {
 	var out []Lever
 	seen := map[Plan]bool{p: true}
 	moreGPUs := -1 // index in out of the kept more-GPUs lever
-	for _, c := range leverCandidates(p) {
+	candidates := leverCandidates(p)
+	if c, ok := e.blockRecomputeLever(p); ok {
+		candidates = append(candidates, c)
+	}
+	for _, c := range candidates {
 		ev := e
 		if c.gpus != 0 {
 			cl, err := hardware.ClusterForGPUs(e.c.GPU, c.gpus, e.c.GPUsPerNode)

@@ -65,6 +65,10 @@ type StageMemory struct {
 	// LossBackward is what an eager cross-entropy's backward holds beyond
 	// RecomputeWorkingSet, which it does not coincide with (lossBackward).
 	LossBackward hardware.Bytes `json:"loss_backward_bytes,omitempty"`
+	// RecomputedLayers is, under a partial full recompute
+	// (Plan.RecomputeLayers), how many of the stage's layers are
+	// checkpointed and rerun in backward; zero otherwise.
+	RecomputedLayers int `json:"recomputed_layers,omitempty"`
 
 	CUDAContext   hardware.Bytes `json:"cuda_context_bytes"`
 	NCCLBuffers   hardware.Bytes `json:"nccl_buffers_bytes"`
@@ -341,6 +345,9 @@ type layerActs struct {
 	dense, moe               float64
 	denseWorking, moeWorking float64
 	moeMLP                   float64 // of moe: the MoE MLP's own tensors
+	// moeMLPWorking is the MoE MLP's own tensors without recompute,
+	// which the layers a partial full recompute skips keep.
+	moeMLPWorking float64
 }
 
 func (e *Evaluator) layerActs(p Plan) layerActs {
@@ -357,6 +364,7 @@ func (e *Evaluator) layerActs(p Plan) layerActs {
 		la.denseWorking = e.layerSaved(la.sh, p, NoRecompute, false)
 		if e.m.MoE != nil {
 			la.moeWorking = e.layerSaved(la.sh, p, NoRecompute, true)
+			la.moeMLPWorking = la.sh.saved(e.moe, NoRecompute)
 		}
 	}
 	return la
@@ -381,12 +389,8 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	m := e.m
 	sh := la.sh
 	mb := p.MicroBatches()
-	if p.Recompute.Checkpointed() && s.Layers > 0 {
-		working := la.denseWorking
-		if s.MoELayers > 0 {
-			working = la.moeWorking
-		}
-		s.RecomputeWorkingSet = hardware.Bytes(working)
+	if p.partialRecompute() {
+		s.RecomputedLayers, _ = p.stageRecomputed(m.kinds(), r)
 	}
 	var emb, out float64 // per micro-batch
 	if r == 0 && m.Dropout {
@@ -396,22 +400,52 @@ func (e *Evaluator) activations(p Plan, r int, la layerActs, s *StageMemory) {
 	}
 	if r == p.PP-1 {
 		out = e.outputActs(sh)
-		s.LossBackward = hardware.Bytes(max(0, e.lossBackward(sh)-float64(s.RecomputeWorkingSet)))
 	}
 	if p.Interleaved() {
 		e.chunkActivations(p, r, mb, la, emb, out, s)
+		e.setLossBackward(p, r, sh, s)
 		return
 	}
-	perStage := float64(s.Layers-s.MoELayers) * la.dense
-	if s.MoELayers > 0 {
-		perStage += float64(s.MoELayers) * la.moe
+	var stage chunkActs
+	c := p.middleChunk(m.Layers)
+	for j := r; j < p.PP*p.VPP; j += p.PP {
+		lo, hi := p.chunkRange(m.Layers, c, j)
+		a := e.rangeActs(p, la, lo, hi)
+		stage.saved += a.saved
+		stage.moeMLP += a.moeMLP
+		stage.transient = max(stage.transient, a.transient)
 	}
+	s.RecomputeWorkingSet = e.workingSet(p, la, s, stage.transient)
 	s.InFlight = p.inFlight(r, mb)
-	s.LayerActivations = hardware.Bytes(s.InFlight * perStage)
-	s.MoEActivations = hardware.Bytes(s.InFlight * float64(s.MoELayers) * la.moeMLP)
+	s.LayerActivations = hardware.Bytes(s.InFlight * stage.saved)
+	s.MoEActivations = hardware.Bytes(s.InFlight * stage.moeMLP)
 	s.EmbeddingActs = hardware.Bytes(p.embeddingInFlight(mb) * emb)
 	s.OutputActs = hardware.Bytes(p.outputInFlight(mb) * out)
 	e.offloadActivations(p, r, la, s)
+	e.setLossBackward(p, r, sh, s)
+}
+
+// setLossBackward sets the last stage's loss-backward transient net of
+// the recompute working set, which comes later in the backward.
+func (e *Evaluator) setLossBackward(p Plan, r int, sh actShape, s *StageMemory) {
+	if r == p.PP-1 {
+		s.LossBackward = hardware.Bytes(max(0, e.lossBackward(sh)-float64(s.RecomputeWorkingSet)))
+	}
+}
+
+// workingSet is the recompute's transient on stage s: the heaviest
+// chunk's (rangeActs) under a partial full recompute, else one layer's
+// full tensors, an MoE layer's when the stage has any.
+func (e *Evaluator) workingSet(p Plan, la layerActs, s *StageMemory, heaviest float64) hardware.Bytes {
+	switch {
+	case p.partialRecompute():
+		return hardware.Bytes(heaviest)
+	case !p.Recompute.Checkpointed() || s.Layers == 0:
+		return 0
+	case s.MoELayers > 0:
+		return hardware.Bytes(la.moeWorking)
+	}
+	return hardware.Bytes(la.denseWorking)
 }
 
 // chunkActivations fills the activations of interleaved rank r chunk by
@@ -426,17 +460,13 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	kinds := e.m.kinds()
 	layers := kinds.layers
 	c := p.middleChunk(layers)
-	chunk := func(j int) (bytes float64, n, moe int) {
+	chunk := func(j int) (a chunkActs, n int) {
 		lo, hi := p.chunkRange(layers, c, r+j*p.PP)
-		moe = kinds.moe(lo, hi)
-		bytes = float64(hi-lo-moe) * la.dense
-		if moe > 0 {
-			bytes += float64(moe) * la.moe
-		}
-		return bytes, hi - lo, moe
+		return e.rangeActs(p, la, lo, hi), hi - lo
 	}
 	weight := func(j int) float64 {
-		b, _, _ := chunk(j)
+		a, _ := chunk(j)
+		b := a.saved
 		if j == 0 {
 			b += emb
 		}
@@ -456,14 +486,16 @@ func (e *Evaluator) chunkActivations(p Plan, r, mb int, la layerActs, emb, out f
 	}
 	sch := p.interleavedSchedule(r, mb)
 	i := sch.peak(&w, uniform)
-	var acts, held, moeActs float64
+	var acts, held, moeActs, transient float64
 	for j := range p.VPP {
-		b, n, moe := chunk(j)
+		a, n := chunk(j)
 		k := float64(sch.held(i, j))
-		acts += k * b
+		acts += k * a.saved
 		held += k * float64(n)
-		moeActs += k * float64(moe) * la.moeMLP
+		moeActs += k * a.moeMLP
+		transient = max(transient, a.transient)
 	}
+	s.RecomputeWorkingSet = e.workingSet(p, la, s, transient)
 	s.LayerActivations = hardware.Bytes(acts)
 	s.MoEActivations = hardware.Bytes(moeActs)
 	if s.Layers > 0 {

@@ -75,7 +75,9 @@ func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 
 // flopsPerToken is the model and hardware FLOPs of one token (FLOPFormula).
 // Full recompute repeats the forward of the transformer layers (not the
-// output layer, which Megatron-LM does not checkpoint); selective
+// output layer, which Megatron-LM does not checkpoint), under the block
+// method only of the first RecomputeLayers of each model chunk
+// (recomputedFLOPsPerToken); selective
 // recompute repeats its modules' forward (moduleFLOPsPerToken; by
 // default the attention core: the causal score and value FLOPs,
 // Korthikanti et al. 2022, sec. 5; Appendix A counts the same).
@@ -91,6 +93,9 @@ func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 	switch p.Recompute {
 	case Full:
 		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden)
+		if p.partialRecompute() {
+			hw = model + e.recomputedFLOPsPerToken(p)
+		}
 	case Selective:
 		hw = model + e.m.moduleFLOPsPerToken(p.modules(), p.Seq)
 	case OpSAC:

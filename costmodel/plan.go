@@ -57,6 +57,13 @@ type Plan struct {
 	// (recompute_modules); zero is its default, core_attn. Only with
 	// Recompute Selective (recomputemodules.go).
 	RecomputeModules RecomputeModules `json:"recompute_modules,omitempty"`
+	// RecomputeMethod and RecomputeLayers make Recompute Full partial,
+	// as Megatron-LM's --recompute-method and --recompute-num-layers N
+	// do (partialrecompute.go): uniform checkpoints groups of N layers,
+	// block only the first N layers of each model chunk. RecomputeLayers
+	// 0 is every layer checkpointed alone, the planner's Full.
+	RecomputeMethod RecomputeMethod `json:"recompute_method,omitempty"`
+	RecomputeLayers int             `json:"recompute_num_layers,omitempty"`
 	// MicroBatch is sequences per micro-batch, GlobalBatch sequences per
 	// optimizer step, Seq tokens per sequence.
 	MicroBatch  int       `json:"micro_batch"`
@@ -117,7 +124,8 @@ func (p Plan) ExpertDP() int {
 // "pp16[7,7]", expert parallelism as "-ep8" and "-etp2" after the data
 // parallel degree (omitted when 1, so dense plans read as before) and
 // the GPipe schedule as a "-gpipe" suffix, and selective recompute of
-// other Megatron modules than core_attn as "selective[mla_up_proj,mlp]". ParsePlan reads
+// other Megatron modules than core_attn as "selective[mla_up_proj,mlp]",
+// partial full recompute as "full[block5]" or "full[uniform2]". ParsePlan reads
 // it back. Job settings (sequence, batch, precision, optimizer, attention)
 // are not part of the layout string.
 func (p Plan) String() string {
@@ -144,6 +152,7 @@ func (p Plan) String() string {
 	if p.Recompute == Selective && p.RecomputeModules.Effective() != ModCoreAttn {
 		fmt.Fprintf(&b, "[%s]", p.RecomputeModules)
 	}
+	b.WriteString(p.recomputeSuffix())
 	fmt.Fprintf(&b, "-mb%d", p.MicroBatch)
 	if p.Schedule == GPipe {
 		b.WriteString("-gpipe")
@@ -188,14 +197,21 @@ func (p *Plan) parseField(f string) (string, error) {
 		return "schedule", nil
 	case slices.Contains(recomputeNames, f):
 		p.Recompute, _ = ParseRecompute(f)
-		p.RecomputeModules = 0
+		p.RecomputeModules, p.RecomputeMethod, p.RecomputeLayers = 0, Uniform, 0
 		return "recompute", nil
+	case strings.HasPrefix(f, "full["):
+		if !strings.HasSuffix(f, "]") {
+			return "recompute", fmt.Errorf("%s: missing ]", f)
+		}
+		p.RecomputeModules = 0
+		return "recompute", p.parseFullRecompute(f[len("full[") : len(f)-1])
 	case strings.HasPrefix(f, "selective["):
 		if !strings.HasSuffix(f, "]") {
 			return "recompute", fmt.Errorf("%s: missing ]", f)
 		}
 		mods, err := ParseRecomputeModules(f[len("selective[") : len(f)-1])
 		p.Recompute, p.RecomputeModules = Selective, mods
+		p.RecomputeMethod, p.RecomputeLayers = Uniform, 0
 		if mods == ModCoreAttn {
 			p.RecomputeModules = 0
 		}

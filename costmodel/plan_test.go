@@ -45,6 +45,8 @@ func TestParsePlanErrors(t *testing.T) {
 func FuzzParsePlan(f *testing.F) {
 	f.Add("tp8-pp16v2[7,7]-cp2-dp4-zero3-sp-full-mb2-gpipe")
 	f.Add("tp1-pp1-cp1-dp1-zero0-none-mb1")
+	f.Add("tp1-pp4-cp1-dp8-zero1-full[block5]-mb1")
+	f.Add("tp2-pp2v2-cp1-dp2-zero1-sp-full[uniform2]-mb1")
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParsePlan(s, Plan{})
 		if err != nil {

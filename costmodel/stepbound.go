@@ -11,7 +11,9 @@ import "github.com/gpu-planner/planner/hardware"
 // collectives. It depends on the plan's tp, cp, sequence parallelism,
 // micro-batch, recompute, ep and etp and, through the placement of the
 // tp and cp groups, on pp and dp; not on vpp, the layer split or ZeRO, so a search
-// can compute it once for many plans.
+// can compute it once for many plans. A partial full recompute with the
+// block method is the exception: it reruns the first layers of each
+// model chunk only, which depend on vpp and the split (skippedRecompute).
 func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 	in := e.newStepInput(p)
 	comm := in.tp.fwd + in.tp.bwd + in.tp.rec + in.cp.fwd + in.cp.bwd + in.cp.rec
@@ -22,7 +24,29 @@ func (e *Evaluator) MicroBatchWork(p Plan) hardware.Seconds {
 		w += float64(moe) * (layerWork(p, in.moe) + comm + ep)
 	}
 	w += in.first.fwd.total() + in.first.bwd.total() + in.last.fwd.total() + in.last.bwd.total()
+	if p.partialRecompute() {
+		w -= e.skippedRecompute(&in)
+	}
 	return hardware.Seconds(w)
+}
+
+// skippedRecompute is the work layerWork and the recompute collectives
+// count for the layers a partial full recompute does not rerun: with the
+// block method, all but the first RecomputeLayers of each model chunk
+// (stageRecomputed), which makes MicroBatchWork depend on the layer split
+// and vpp too.
+func (e *Evaluator) skippedRecompute(in *stepInput) float64 {
+	p, k := in.p, e.m.kinds()
+	var rec, recMoE int
+	for r := range p.PP {
+		a, b := p.stageRecomputed(k, r)
+		rec, recMoE = rec+a, recMoE+b
+	}
+	moe := e.m.MoELayers()
+	comm := in.tp.rec + in.cp.rec
+	dense := float64(e.m.Layers - moe - (rec - recMoE))
+	skipped := float64(moe - recMoE)
+	return dense*(in.dense.fwd.total()+comm) + skipped*(in.moe.fwd.total()+comm+in.ep.rec)
 }
 
 // layerWork is one layer's kernels for one micro-batch: forward,

@@ -68,6 +68,7 @@ type stepInput struct {
 	tp, cp      layerComm
 	ep          epLayer
 	acts        layerActs // saved bytes per layer, with activation offload only
+	kinds       layerKinds
 }
 
 // layerComm is one layer's tensor- or context-parallel collectives for one
@@ -128,7 +129,7 @@ func (st *stageTime) addComm(set *commSet, it commItem, perMicroBatch bool, m fl
 func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in := stepInput{p: p, r: e.rates(p), sh: newLayerShape(e.m, p),
 		pl: place(p, e.order, e.c.GPUsPerNode), sb: BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32),
-		m: float64(p.MicroBatches()), v: 1}
+		m: float64(p.MicroBatches()), v: 1, kinds: e.m.kinds()}
 	in.sh.setExperts(e.m, p, e.a.expertRowFactor())
 	if p.Interleaved() {
 		in.v = float64(p.VPP)
@@ -262,7 +263,7 @@ func (in *stepInput) breakdown(st *stageTime, r int, bubble float64) StepTime {
 	rec := 0.0
 	switch in.p.Recompute {
 	case Full:
-		rec = in.dense.fwd.total() + in.tp.rec + in.cp.rec
+		rec = (in.dense.fwd.total() + in.tp.rec + in.cp.rec) * in.p.recomputedShare(in.kinds, r)
 	case Selective:
 		rec = in.dense.selective(in.p.modules()).total() + in.cp.rec
 	case OpSAC:
@@ -283,9 +284,16 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	st.fwd.add(in.moe.fwd, float64(moe))
 	st.bwd.add(in.dense.bwd, dense)
 	st.bwd.add(in.moe.bwd, float64(moe))
+	recLayers, recMoE := layers, moe
 	switch p.Recompute {
 	case Full:
 		st.rec = st.fwd
+		if p.partialRecompute() {
+			recLayers, recMoE = p.stageRecomputed(m.kinds(), r)
+			st.rec = kernelCost{}
+			st.rec.add(in.dense.fwd, float64(recLayers-recMoE))
+			st.rec.add(in.moe.fwd, float64(recMoE))
+		}
 	case Selective:
 		st.rec.add(in.dense.selective(p.modules()), dense)
 		st.rec.add(in.moe.selective(p.modules()), float64(moe))
@@ -301,10 +309,10 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 		st.fwd.add(in.last.fwd, 1)
 		st.bwd.add(in.last.bwd, 1)
 	}
-	e.tpComm(in, &st, set, r, float64(layers))
-	e.cpComm(in, &st, set, float64(layers))
+	e.tpComm(in, &st, set, r, float64(layers), float64(recLayers))
+	e.cpComm(in, &st, set, float64(layers), float64(recLayers))
 	e.ppComm(in, &st, set, r)
-	e.epComm(in, &st, set, float64(moe))
+	e.epComm(in, &st, set, float64(moe), float64(recMoE))
 	ps := e.splitParams(p, r, layers, moe)
 	e.dpComm(in, &st, set, ps, float64(layers))
 	e.expertDPComm(in, &st, set, moe, float64(layers))

@@ -141,7 +141,8 @@ type Timeline struct {
 // fraction of the tensors allocated at each moment.
 //
 // A backward pass takes twice the time of a forward and three times under
-// full recompute, which reruns the forward first (Narayanan et al. 2021,
+// full recompute, which reruns the forward first (2 + N/layers under the
+// block method, which reruns N of the stage's layers; Narayanan et al. 2021,
 // appendix on floating-point operations: the backward pass computes
 // gradients with respect to both inputs and weights, twice the forward's
 // FLOPs; recomputation adds one forward).
@@ -164,6 +165,9 @@ func StepTimeline(p Plan, s StageMemory) (Timeline, error) {
 	backward := 2.0
 	if p.Recompute == Full {
 		backward = 3
+		if p.partialRecompute() && s.Layers > 0 {
+			backward = 2 + float64(s.RecomputedLayers)/float64(s.Layers)
+		}
 	}
 	var acts, t float64
 	for _, ps := range passes {

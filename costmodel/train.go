@@ -93,6 +93,9 @@ func (e *Evaluator) Estimate(p Plan) (*Report, error) {
 	r.Performance = e.performance(p, e.stepTime(p, &set))
 	r.Traffic = set.lines()
 	r.FLOPFormula = FLOPFormula
+	if p.partialRecompute() && p.RecomputeMethod == Block {
+		r.FLOPFormula += fmt.Sprintf("; block method: the recomputed forward of only the first %d layers of each model chunk", p.RecomputeLayers)
+	}
 	return r, nil
 }
 
@@ -219,10 +222,7 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		emb = float64(s.EmbeddingActs) / (sh.tokens * sh.hidden / sh.divisor(seqSplit))
 		out = float64(s.OutputActs) / e.outputActs(sh)
 	}
-	policy := p.Recompute.String()
-	if p.Recompute == Selective && p.RecomputeModules != 0 {
-		policy = fmt.Sprintf("selective %s", p.RecomputeModules)
-	}
+	policy := p.recomputePolicy()
 	layers := Line{Name: fmt.Sprintf("activations: %d layers (recompute %s, %s attention)", s.Layers, policy, p.Attention),
 		Group: GroupActivations, Bytes: layerActs,
 		Formula: fmt.Sprintf("%d layers x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
@@ -232,6 +232,10 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		layers.Formula = fmt.Sprintf("%d layers kept (%d offloaded to the host) x %s in flight (%s) x %v per layer (s=%d/cp, b=%d)",
 			kept, p.OffloadActivationLayers, microBatches(s.InFlight), scheduleName(p), hardware.Bytes(perLayer), p.Seq, p.MicroBatch)
 		layers.Source += "; " + srcActOffload
+	}
+	if p.partialRecompute() {
+		layers.Formula = e.partialRecomputeFormula(p, s, layerActs)
+		layers.Source += "; " + srcPartialRecompute
 	}
 	if p.Recompute == OpSAC {
 		layers.Formula += "; saved: " + e.sacSaved(p, s.MoELayers > 0)
@@ -249,8 +253,7 @@ func (e *Evaluator) activationLines(p Plan, s StageMemory) []Line {
 		{Name: "activations: output layer and fp32 logits", Group: GroupActivations, Bytes: s.OutputActs,
 			Formula: fmt.Sprintf("(4 x s x b x h%s + 4 x s x b x v/t) x %s", spDiv(p), microBatches(out)),
 			Source:  srcOutputAct},
-		{Name: "activations: one layer recomputed in backward", Group: GroupActivations, Bytes: s.RecomputeWorkingSet,
-			Formula: "all saved tensors of one layer, one micro-batch", Source: srcActs},
+		workingSetLine(p, s),
 		e.lossBackwardLine(p, s),
 		actOffloadBufferLine(s),
 	}

@@ -37,6 +37,7 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.checkModules(m); err != nil {
 		return p, err
 	}
+	p.normalizeRecompute()
 	if _, ok := hardware.MulCount(p.TP, p.PP, p.CP, p.DP); !ok {
 		return p, fmt.Errorf("costmodel: tp*pp*cp*dp = %d*%d*%d*%d is more than %d GPUs", p.TP, p.PP, p.CP, p.DP, hardware.MaxGPUs)
 	}
@@ -64,6 +65,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	}
 	p, err := p.balanceLayers(m.Layers)
 	if err != nil {
+		return p, err
+	}
+	if err := p.checkPartialRecompute(m); err != nil {
 		return p, err
 	}
 	return p, p.checkActOffload(m)

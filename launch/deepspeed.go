@@ -31,6 +31,8 @@ func deepspeed(job Job) (Config, error) {
 		return Config{}, unsupported(DeepSpeed, job, "its JSON config sets ZeRO data parallelism only; tp and pp come from the model code (Megatron-DeepSpeed)")
 	case p.Recompute == costmodel.Selective || p.Recompute == costmodel.OpSAC:
 		return Config{}, unsupported(DeepSpeed, job, "its activation checkpointing recomputes whole layers (full), not the attention core alone")
+	case p.Recompute == costmodel.Full && p.RecomputeLayers > 0:
+		return Config{}, unsupported(DeepSpeed, job, "its JSON config turns activation checkpointing on; which layers are checkpointed is set in the model code")
 	case expertSplit(p):
 		return Config{}, unsupported(DeepSpeed, job, "its expert parallelism is set in the model code (deepspeed.moe), not the JSON config")
 	case p.Optimizer == costmodel.Adam8bit:

@@ -286,3 +286,34 @@ func TestUnsupportedActivationOffload(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialRecomputeExport: Megatron-LM and Megatron-Bridge take the
+// method and the layer count of a partial full recompute
+// (--recompute-method, --recompute-num-layers); plain full is uniform
+// groups of one layer; torchtitan and DeepSpeed cannot say which layers.
+func TestPartialRecomputeExport(t *testing.T) {
+	j := job(t, "llama3-70b", "tp8-pp4v2-cp1-dp2-zero1-sp-full[block3]-mb1", 8192, 256)
+	for f, want := range map[Framework]string{
+		Megatron: "--recompute-granularity full\n  --recompute-method block\n  --recompute-num-layers 3\n",
+		NeMo:     "model.recompute_granularity=full\nmodel.recompute_method=block\nmodel.recompute_num_layers=3\n",
+	} {
+		c, err := Export(f, j)
+		if err != nil || !strings.Contains(c.Text, want) {
+			t.Errorf("%s: %v, want %q in\n%s", f, err, want, c.Text)
+		}
+	}
+	dp := job(t, "llama3-8b", "tp1-pp1-cp1-dp8-zero3-full[block3]-mb1", 8192, 64)
+	for _, f := range []Framework{TorchTitan, DeepSpeed} {
+		if _, err := Export(f, dp); err == nil || !strings.Contains(err.Error(), "checkpoint") {
+			t.Errorf("%s: %v, want it refused for the partial recompute", f, err)
+		}
+	}
+	j = job(t, "llama3-70b", "tp8-pp4-cp1-dp2-zero1-sp-full[uniform2]-mb1", 8192, 256)
+	if c, err := Export(Megatron, j); err != nil || !strings.Contains(c.Text, "--recompute-method uniform\n  --recompute-num-layers 2\n") {
+		t.Errorf("uniform 2: %v\n%s", err, c.Text)
+	}
+	j = job(t, "llama3-70b", "tp8-pp4-cp1-dp2-zero1-sp-full-mb1", 8192, 256)
+	if c, err := Export(NeMo, j); err != nil || !strings.Contains(c.Text, "model.recompute_method=uniform\nmodel.recompute_num_layers=1\n") {
+		t.Errorf("full: %v\n%s", err, c.Text)
+	}
+}

@@ -137,8 +137,9 @@ func megatronParallel(a *args, job Job) error {
 		a.addList("--recompute-modules", p.RecomputeModules.Names())
 	case costmodel.Full:
 		a.add("--recompute-granularity", "full")
-		a.add("--recompute-method", "uniform")
-		a.add("--recompute-num-layers", 1)
+		method, n := recomputeLayers(p)
+		a.add("--recompute-method", method)
+		a.add("--recompute-num-layers", n)
 	}
 	return nil
 }
@@ -224,4 +225,16 @@ func shellQuote(v string) string {
 		}
 	}
 	return v
+}
+
+// recomputeLayers is Megatron-LM's --recompute-method and
+// --recompute-num-layers for a full recompute: the plan's partial
+// recompute (costmodel.Plan.RecomputeLayers), or uniform groups of one
+// layer, every layer checkpointed (megatron/core/transformer/
+// transformer_block.py, _checkpointed_forward).
+func recomputeLayers(p costmodel.Plan) (method string, n int) {
+	if p.RecomputeLayers == 0 {
+		return "uniform", 1
+	}
+	return p.RecomputeMethod.String(), p.RecomputeLayers
 }

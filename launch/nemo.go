@@ -64,8 +64,9 @@ func bridgeModel(a *args, job Job) {
 		a.add("model.recompute_modules", "["+p.RecomputeModules.String()+"]")
 	case costmodel.Full:
 		a.add("model.recompute_granularity", "full")
-		a.add("model.recompute_method", "uniform")
-		a.add("model.recompute_num_layers", 1)
+		method, n := recomputeLayers(p)
+		a.add("model.recompute_method", method)
+		a.add("model.recompute_num_layers", n)
 	}
 }
 

@@ -91,6 +91,8 @@ func torchtitanCan(job Job) error {
 		return unsupported(TorchTitan, job, "its optimizers are Adam and AdamW, not %s", p.Optimizer)
 	case p.Recompute == costmodel.Selective && p.RecomputeModules != 0:
 		return unsupported(TorchTitan, job, "its selective checkpointing is per op or per layer, not Megatron's modules (%s)", p.RecomputeModules)
+	case p.Recompute == costmodel.Full && p.RecomputeLayers > 0:
+		return unsupported(TorchTitan, job, "its full checkpointing wraps every block, and its layer option checkpoints every n-th block, not Megatron's %s of %d layers", p.RecomputeMethod, p.RecomputeLayers)
 	case p.PP > 1 && (torchtitanLess(p, p.FirstStageLayers, job) < 0 || torchtitanLess(p, p.LastStageLayers, job) < 0):
 		return unsupported(TorchTitan, job, "its pipeline split can make the end stages lighter, not heavier, than the others")
 	}

@@ -81,6 +81,20 @@
 //
 //	$ planner estimate --model deepseek-v3 --gpu gb200 --gpus 256 --gpus-per-node 4 --pp 4 --vpp 4 --ep 64 --zero 1 --recompute selective --recompute-modules mla_up_proj --precision mxfp8 --gbs 4096 --framework nemo
 //
+// --recompute full --recompute-num-layers N --recompute-method block|uniform
+// is Megatron-LM's partial full recompute (transformer_block.py,
+// _checkpointed_forward): block checkpoints only the first N layers of
+// each pipeline stage (each virtual stage with --vpp), the others keep
+// their activations and are not recomputed; uniform (the default
+// method) checkpoints groups of N layers, one input per group, holding
+// a whole group's tensors while it is recomputed. N runs from 1 to the
+// layers of a stage; the plan string reads full[block5] or
+// full[uniform2], plain full is uniform groups of one layer, and export
+// writes --recompute-method and --recompute-num-layers (Megatron-Bridge:
+// model.recompute_method, model.recompute_num_layers). An estimate that
+// does not fit lists the fewest block layers that make it fit among its
+// levers.
+//
 // The flags --rank-order, --tp-comm-overlap, --overlap-grad-reduce,
 // --overlap-param-gather, --overlap-p2p and the efficiency flags change the
 // step-time assumptions; a GB200 NVL72 rack (--gpu gb200) keeps groups of

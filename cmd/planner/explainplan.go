@@ -90,6 +90,8 @@ func writePlanParts(w io.Writer, s string, p costmodel.Plan) {
 	if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
 		part(fmt.Sprintf("selective[%s]", p.RecomputeModules), "selective recompute of Megatron-Core's modules %s: their saved tensors dropped and their forward run again in the backward pass",
 			p.RecomputeModules)
+	} else if p.Recompute == costmodel.Full && p.RecomputeLayers > 0 {
+		part(fmt.Sprintf("full[%s%d]", p.RecomputeMethod, p.RecomputeLayers), "%s", partialRecomputeMeaning(p))
 	} else {
 		part(p.Recompute.String(), "%s", recomputeMeaning[p.Recompute.String()])
 	}
@@ -112,4 +114,15 @@ var recomputeMeaning = map[string]string{
 	"selective": "selective recompute: attention's large intermediates recomputed in the backward pass",
 	"full":      "full recompute: only each layer's input kept; the layer's forward runs again in the backward pass",
 	"opsac":     "op-level selective checkpointing (torchtitan): each layer's input and the outputs of every other matmul and of the fused attention kept; the rest recomputed",
+}
+
+// partialRecomputeMeaning spells out Megatron-LM's --recompute-method
+// with --recompute-num-layers.
+func partialRecomputeMeaning(p costmodel.Plan) string {
+	if p.RecomputeMethod == costmodel.Block {
+		return fmt.Sprintf("full recompute of only the first %s of each pipeline stage (each model chunk): their inputs saved, their forward run again in the backward pass; the other layers keep their activations (Megatron-LM --recompute-method block --recompute-num-layers %d)",
+			plural(p.RecomputeLayers, "layer", "layers"), p.RecomputeLayers)
+	}
+	return fmt.Sprintf("full recompute in groups of %s: one input saved per group, the group's forward run again in its backward pass (Megatron-LM --recompute-method uniform --recompute-num-layers %d)",
+		plural(p.RecomputeLayers, "layer", "layers"), p.RecomputeLayers)
 }

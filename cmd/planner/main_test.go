@@ -74,6 +74,36 @@ func TestJSONIsRawAndDeterministic(t *testing.T) {
 	golden(t, "estimate_json", a)
 }
 
+// TestPartialRecomputeGolden: an estimate under Megatron-LM's block
+// recompute of 5 layers per stage (the Megatron-Bridge Llama 3 8B H100
+// FP8 recipe's recompute_num_layers 5) prints the plan as full[block5],
+// the checkpointed and kept layers, and the recompute of those 5 layers.
+func TestPartialRecomputeGolden(t *testing.T) {
+	code, out, errs := runCLI(t, "estimate", "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8", "--seq", "8192",
+		"--zero", "1", "--precision", "fp8-cs", "--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", "5")
+	if code > exitFail {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"full[block5]", "5 checkpointed", "the forward of the first 5 layers of each", "--recompute full "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	golden(t, "estimate_block_recompute", out)
+	for _, args := range [][]string{
+		{"--recompute", "selective", "--recompute-num-layers", "2"},
+		{"--recompute", "full", "--recompute-method", "block"},
+		{"--recompute", "full", "--recompute-method", "blok", "--recompute-num-layers", "2"},
+		{"--recompute", "full", "--recompute-num-layers", "0"},
+		{"--recompute", "full", "--recompute-num-layers", "33"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"estimate", "--model", "llama3-8b", "--gpus", "8"}, args...)...)
+		if code != exitUsage || !strings.Contains(errs, "recompute") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the recompute", args, code, errs)
+		}
+	}
+}
+
 func TestServeJSON(t *testing.T) {
 	code, out, errs := runCLI(t, "estimate", "--mode", "serve", "--model", "llama3.1-8b", "--gpus", "1", "--context", "4096", "--json")
 	if code != 0 {

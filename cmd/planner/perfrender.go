@@ -91,6 +91,9 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 		if p.Recompute == costmodel.Selective && p.RecomputeModules != 0 {
 			what = "the forward of the modules " + p.RecomputeModules.String() + " again"
 		}
+		if p.Recompute == costmodel.Full && p.RecomputeLayers > 0 && p.RecomputeMethod == costmodel.Block {
+			what = fmt.Sprintf("the forward of the first %d layers of each model chunk again", p.RecomputeLayers)
+		}
 		line("recompute ("+p.Recompute.String()+")", b.Recompute, what)
 	}
 	if p.PP > 1 {

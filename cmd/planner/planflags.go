@@ -19,6 +19,8 @@ type planFlags struct {
 	mbs, gbs, seq           int
 	recompute, attn         string
 	recomputeModules        string
+	recomputeMethod         string
+	recomputeLayers         int
 	optimizer, precision    string
 	schedule                string
 	offloadActs             int
@@ -43,6 +45,8 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.seq, "seq", 4096, "sequence length, tokens")
 	fs.StringVar(&f.recompute, "recompute", "none", "activation recompute: none, selective (attention core), full (every layer), opsac (torchtitan's op-level selective checkpointing)")
 	fs.StringVar(&f.recomputeModules, "recompute-modules", "", "with --recompute selective, the Megatron-Core modules recomputed, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts (default: core_attn)")
+	fs.StringVar(&f.recomputeMethod, "recompute-method", "uniform", "with --recompute full and --recompute-num-layers, Megatron-LM's --recompute-method: uniform (checkpoint groups of N layers), block (checkpoint only the first N layers of each pipeline stage or virtual stage)")
+	fs.IntVar(&f.recomputeLayers, "recompute-num-layers", 0, "with --recompute full, Megatron-LM's --recompute-num-layers N: layers per checkpointed group (uniform) or checkpointed layers per stage (block); default every layer checkpointed alone")
 	fs.StringVar(&f.attn, "attn", "flash", "attention kernel: flash, eager")
 	fs.StringVar(&f.optimizer, "optimizer", "adam", "optimizer: adam, adam8bit, momentum, sgd")
 	fs.StringVar(&f.precision, "precision", "bf16", precisionUsage)
@@ -84,6 +88,9 @@ func (f *planFlags) resolve(gpus int) (costmodel.Plan, error) {
 	if err := f.resolveModules(&p); err != nil {
 		return p, err
 	}
+	if err := f.resolveRecomputeLayers(&p); err != nil {
+		return p, err
+	}
 	if p.Attention, err = costmodel.ParseAttention(f.attn); err != nil {
 		return p, badInput(err)
 	}
@@ -121,6 +128,32 @@ func (f *planFlags) resolveModules(p *costmodel.Plan) error {
 		return badInputf("--recompute-modules %s needs --recompute selective (got %s)", f.recomputeModules, p.Recompute)
 	}
 	p.RecomputeModules = mods
+	return nil
+}
+
+// resolveRecomputeLayers reads --recompute-method and
+// --recompute-num-layers, which need --recompute full (Megatron-LM's
+// --recompute-method and --recompute-num-layers need
+// --recompute-granularity full). The method alone reads as Megatron's
+// uniform with one layer per group, today's full; block needs a count.
+func (f *planFlags) resolveRecomputeLayers(p *costmodel.Plan) error {
+	if !f.set["recompute-method"] && !f.set["recompute-num-layers"] {
+		return nil
+	}
+	method, err := costmodel.ParseRecomputeMethod(f.recomputeMethod)
+	if err != nil {
+		return badInput(err)
+	}
+	if p.Recompute != costmodel.Full {
+		return badInputf("--recompute-method and --recompute-num-layers need --recompute full (got %s)", p.Recompute)
+	}
+	switch {
+	case f.set["recompute-num-layers"] && f.recomputeLayers < 1:
+		return badInputf("--recompute-num-layers %d is not a layer count (give 1 up to the layers of a pipeline stage, or of a virtual stage with --vpp)", f.recomputeLayers)
+	case method == costmodel.Block && !f.set["recompute-num-layers"]:
+		return badInputf("--recompute-method block needs --recompute-num-layers N, the layers of each stage checkpointed")
+	}
+	p.RecomputeMethod, p.RecomputeLayers = method, f.recomputeLayers
 	return nil
 }
 

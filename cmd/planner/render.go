@@ -85,7 +85,12 @@ func writeLevers(w io.Writer, levers []costmodel.Lever, wide bool) {
 		if wide {
 			why = l.Why
 		}
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-28s %10v  %-10s  %-18s  %s", l.Change, l.Peak, fit, speed, why), " "))
+		change := l.Change
+		if len(change) > 28 { // on a line of its own, the numbers below it
+			fmt.Fprintf(w, "  %s\n", change)
+			change = ""
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-28s %10v  %-10s  %-18s  %s", change, l.Peak, fit, speed, why), " "))
 	}
 }
 

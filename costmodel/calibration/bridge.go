@@ -13,7 +13,8 @@ import (
 // Blackwell 8B runs, five of 32 layers recomputed (recompute_num_layers
 // 5) on the H100 FP8-CS 8B run, and Megatron-FSDP with 5 to 40 layers'
 // activations offloaded to the CPU on the Blackwell BF16 and FP8-CS 70B
-// runs. The model prices none of these; each case says which applies.
+// runs. The recompute is modeled (blockRecompute); the graphs and the
+// offload are not. Each case says which applies.
 func (c *Case) bridgeRecipes() {
 	if !bridgeSource(c) {
 		return
@@ -29,7 +30,7 @@ func (c *Case) bridgeRecipes() {
 	case has(name, "8b") && blackwell:
 		assume(&c.Assumed, "recipe: CUDA graphs over the whole iteration (launch overhead not modeled)")
 	case has(name, "8b") && hopper8bFP8:
-		assume(&c.Assumed, "recipe: recompute_num_layers 5 (not modeled)")
+		c.blockRecompute(5)
 	case has(name, "70b") && blackwell && c.Plan.ZeRO == 3:
 		assume(&c.Assumed, "recipe: Megatron-FSDP with CPU activation offloading (not modeled)")
 	}
@@ -137,4 +138,22 @@ func (c *Case) recomputeModules(names string) {
 	}
 	c.Plan.Recompute, c.Plan.RecomputeModules = costmodel.Selective, mods
 	assume(&c.Assumed, "recipe: recompute_granularity selective, recompute_modules %s", mods)
+}
+
+// blockRecompute sets a recipe's recompute_num_layers n, which
+// Megatron-Bridge's performance scripts turn into recompute_granularity
+// full, recompute_method block (scripts/performance/utils,
+// set_recompute_overrides): the first n layers of each pipeline stage
+// checkpointed, the others not recomputed (costmodel.Block). A layout
+// whose stages hold fewer than n layers keeps its recompute and says so.
+func (c *Case) blockRecompute(n int) {
+	p := c.Plan
+	p.Recompute, p.RecomputeModules, p.RecomputeMethod, p.RecomputeLayers = costmodel.Full, 0, costmodel.Block, n
+	q, err := p.Normalize(c.Model, c.Cluster.GPUs())
+	if err != nil {
+		assume(&c.Assumed, "recipe: recompute_num_layers %d (not modeled: %v)", n, err)
+		return
+	}
+	c.Plan = q
+	assume(&c.Assumed, "recipe: recompute_num_layers %d (recompute_granularity full, recompute_method block)", n)
 }

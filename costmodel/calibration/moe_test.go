@@ -149,3 +149,37 @@ func TestMoEHostSyncFit(t *testing.T) {
 	}
 	t.Logf("default %v: median %.1f%%, signed %+.1f%% over %d rows", costmodel.DefaultMoEHostSync, 100*fit.Median, 100*fit.Signed, fit.Rows)
 }
+
+// TestBridgeBlockRecompute: Megatron-Bridge's Llama 3 8B H100 FP8-CS
+// recipe sets recompute_num_layers 5, which its scripts run as
+// recompute_granularity full with recompute_method block; no row of
+// the set is that run, so the test moves the B200 FP8-CS 8B row (r0447)
+// to H100 and checks the case checkpoints the first 5 layers.
+func TestBridgeBlockRecompute(t *testing.T) {
+	var row Row
+	for _, r := range load(t) {
+		if r.ID() == "r0447" {
+			row = r
+		}
+	}
+	if row.ID() == "" {
+		t.Fatal("r0447 missing")
+	}
+	cols := map[string]string{}
+	for k, v := range row.cols {
+		cols[k] = v
+	}
+	cols["gpu"], cols["gpu_mem_gb"] = "H100-SXM", "80"
+	c, err := newCase(Row{cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Plan
+	if p.Recompute != costmodel.Full || p.RecomputeMethod != costmodel.Block || p.RecomputeLayers != 5 ||
+		!slices.Contains(c.Assumed, "recipe: recompute_num_layers 5 (recompute_granularity full, recompute_method block)") {
+		t.Errorf("H100 FP8-CS 8B: plan %s, assumed %v", p, c.Assumed)
+	}
+	if c := caseByID(t, "r0447"); c.Plan.RecomputeLayers != 0 {
+		t.Errorf("r0447 (B200): plan %s; its recipe recomputes nothing", c.Plan)
+	}
+}
