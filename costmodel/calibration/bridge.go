@@ -13,8 +13,8 @@ import (
 // Blackwell 8B runs, five of 32 layers recomputed (recompute_num_layers
 // 5) on the H100 FP8-CS 8B run, and Megatron-FSDP with 5 to 40 layers'
 // activations offloaded to the CPU on the Blackwell BF16 and FP8-CS 70B
-// runs. The recompute is modeled (blockRecompute); the graphs and the
-// offload are not. Each case says which applies.
+// runs. The recompute (blockRecompute) and the offload (offloadLayers)
+// are modeled; the graphs are not. Each case says which applies.
 func (c *Case) bridgeRecipes() {
 	if !bridgeSource(c) {
 		return
@@ -32,8 +32,34 @@ func (c *Case) bridgeRecipes() {
 	case has(name, "8b") && hopper8bFP8:
 		c.blockRecompute(5)
 	case has(name, "70b") && blackwell && c.Plan.ZeRO == 3:
-		assume(&c.Assumed, "recipe: Megatron-FSDP with CPU activation offloading (not modeled)")
+		c.offloadLayers(bridgeOffload[gpu+" "+c.Plan.Precision.String()])
 	}
+}
+
+// bridgeOffload is cpu_offloading_num_layers of the Llama 3 70B
+// Megatron-FSDP recipes, by GPU and precision (llama3_workload_base_
+// configs.py: LLAMA3_70B_PRETRAIN_CONFIG_<GPU>_<PRECISION>_V1 and _V2,
+// which agree).
+var bridgeOffload = map[string]int{
+	"gb300 bf16": 30, "gb300 fp8-cs": 20, "gb200 bf16": 20, "gb200 fp8-cs": 40, "b200 fp8-cs": 5,
+}
+
+// offloadLayers sets a recipe's activation offload of n layers
+// (Plan.OffloadActivationLayers), or says why it is not modeled.
+func (c *Case) offloadLayers(n int) {
+	if n == 0 {
+		assume(&c.Assumed, "recipe: Megatron-FSDP with CPU activation offloading, layers not in the current scripts (not modeled)")
+		return
+	}
+	p := c.Plan
+	p.OffloadActivationLayers = n
+	q, err := p.Normalize(c.Model, c.Cluster.GPUs())
+	if err != nil {
+		assume(&c.Assumed, "recipe: cpu_offloading_num_layers %d (not modeled: %v)", n, err)
+		return
+	}
+	c.Plan = q
+	assume(&c.Assumed, "recipe: Megatron-FSDP, cpu_offloading_num_layers %d (activations of %d layers in host memory)", n, n)
 }
 
 // moeRecipe is what one Megatron-Bridge MoE performance recipe sets

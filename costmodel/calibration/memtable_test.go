@@ -33,7 +33,7 @@ func TestMemoryTable(t *testing.T) {
 			mt.Within, 100*mt.Median, mt.Fit, mt.Ran, mt.NotFit, mt.OOM)
 	}
 	// The compared runs that report no memory, at the whole HBM: today
-	// 215 of 227 fit, and each of the 12 others carries a reason.
+	// 216 of 227 fit, and each of the 11 others carries a reason.
 	u := mt.Unreported
 	for _, m := range u.NotFit {
 		t.Logf("not predicted to fit: %s %-26s %v of %v: %s", m.Row.ID(), m.Row.Source(), m.Peak, m.Budget, m.Reason)
@@ -41,8 +41,8 @@ func TestMemoryTable(t *testing.T) {
 			t.Errorf("%s: listed as not fitting (fits %v) with reason %q", m.Row.ID(), m.Fits, m.Reason)
 		}
 	}
-	if u.Rows < 220 || u.Fit < 215 || u.Fit+len(u.NotFit) != u.Rows {
-		t.Errorf("runs without a reported memory: %d of %d predicted to fit (today 215 of 227), %d listed", u.Fit, u.Rows, len(u.NotFit))
+	if u.Rows < 220 || u.Fit < 216 || u.Fit+len(u.NotFit) != u.Rows {
+		t.Errorf("runs without a reported memory: %d of %d predicted to fit (today 216 of 227), %d listed", u.Fit, u.Rows, len(u.NotFit))
 	}
 	if mt.Measured < 9 || mt.Ran < 9 || mt.OOM < 1 {
 		t.Errorf("memory: %d rows with a measured memory, %d ran, %d OOM; want at least 9, 9 and 1", mt.Measured, mt.Ran, mt.OOM)
