@@ -46,6 +46,11 @@ type Assumptions struct {
 	// last backward and accumulates their unsharded gradients over the
 	// micro-batches, reducing once (torchtitan; see stageUnsharded).
 	FSDPUnshardedUnderPP bool `json:"fsdp_unsharded_under_pp"`
+	// ZeRO3PerMatrix: ZeRO-3 runs as DeepSpeed's v0.3 releases of 2021 do
+	// (zero3PerMatrix): one list-form collective per weight matrix, the
+	// recomputed forward gathering again, prefetch only under 1e9 live
+	// parameters. Dense models only.
+	ZeRO3PerMatrix bool `json:"zero3_per_matrix,omitempty"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

@@ -341,6 +341,10 @@ func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpT
 		add(nm.rs, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 		add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:
+		if a.ZeRO3PerMatrix && e.m.MoE == nil {
+			e.zero3PerMatrix(in, st, set, t, layers, fwdWin, bwdWin)
+			return
+		}
 		add(nm.z3fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
 		ag, rs := e.cost(AllGather, weights/calls, g), e.cost(ReduceScatter, grads/calls, g)
 		t := calls * (ag.time + rs.time)

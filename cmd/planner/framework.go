@@ -74,6 +74,8 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 			x.copy()
 		}
 	}
+	// No flag sets how ZeRO-3 issues its collectives: the preset does.
+	a.ZeRO3PerMatrix = p.ZeRO3PerMatrix
 	for _, s := range f.preset.Settings() {
 		as := appliedSetting{Setting: s}
 		if fl := presetFlags[s.Name]; set[fl] {

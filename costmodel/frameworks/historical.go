@@ -33,10 +33,16 @@ var MegatronDeepSpeed = Preset{Name: "megatron-deepspeed", Title: "Megatron-Deep
 
 // DeepSpeedZeRO3of2021 is DeepSpeed ZeRO-3 on Megatron's GPT (Narayanan
 // et al. 2021, Table 2): eager attention, prefetched gathers,
-// overlap_comm.
+// overlap_comm, and the collectives of DeepSpeed v0.3 (one per weight
+// matrix, in list form; costmodel.Assumptions.ZeRO3PerMatrix).
 var DeepSpeedZeRO3of2021 = Preset{Name: "deepspeed-zero3-2021", Title: "DeepSpeed ZeRO-3 (2021)",
-	Attention: costmodel.Eager, OverlapGradReduce: true, OverlapParamGather: true, MicroBatch: 1, ZeRO: 3,
-	Cite: map[string]string{SetAttention: "Megatron GPT model code of 2021", SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine}}
+	Attention: costmodel.Eager, OverlapGradReduce: true, OverlapParamGather: true, ZeRO3PerMatrix: true, MicroBatch: 1, ZeRO: 3,
+	Cite: map[string]string{SetAttention: "Megatron GPT model code of 2021", SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine,
+		SetZeRO3Calls: srcDSv03}}
+
+// srcDSv03 is where DeepSpeed's 2021 ZeRO-3 issues its collectives.
+const srcDSv03 = "DeepSpeed v0.3.15 partition_parameters.py: _allgather_param and _reduce_scatter_gradient per parameter, " +
+	"one tensor per rank; stage3.py: release after use, prefetch under stage3_max_live_parameters"
 
 // Torchtitan2024 is torchtitan's 2024 performance docs: FSDP2 with
 // prefetch, SDPA FlashAttention, the model in eager PyTorch (RMSNorm,

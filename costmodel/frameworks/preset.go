@@ -34,6 +34,9 @@ type Preset struct {
 	// FSDPUnshardedUnderPP: under pipeline parallelism FSDP keeps each
 	// stage unsharded for the step (costmodel.Assumptions field).
 	FSDPUnshardedUnderPP bool
+	// ZeRO3PerMatrix: ZeRO-3 as DeepSpeed v0.3 of 2021 runs it, one
+	// list-form collective per weight matrix (costmodel.Assumptions field).
+	ZeRO3PerMatrix bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -75,6 +78,7 @@ const (
 	SetSP          = "sequence parallelism"
 	SetRecipes     = "low-precision recipes"
 	SetFSDPUnderPP = "zero-3 under pp"
+	SetZeRO3Calls  = "zero-3 collectives"
 )
 
 // Settings lists what the preset sets, each with its source.
@@ -99,6 +103,10 @@ func (p Preset) Settings() []Setting {
 	if p.FSDPUnshardedUnderPP {
 		fsdpPP = "stage kept unsharded"
 	}
+	z3 := "per layer"
+	if p.ZeRO3PerMatrix {
+		z3 = "per weight matrix, list form"
+	}
 	cp := "ring"
 	if p.CPAllGather {
 		cp = "all-gather"
@@ -108,11 +116,14 @@ func (p Preset) Settings() []Setting {
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
-		{SetFSDPUnderPP, fsdpPP, ""}}
+		{SetFSDPUnderPP, fsdpPP, ""}, {SetZeRO3Calls, z3, ""}}
 	for i := range s {
 		s[i].Source = p.Cite[s[i].Name]
 	}
 	if !p.FSDPUnshardedUnderPP {
+		s[len(s)-2].Source = srcFSDPPerLayer
+	}
+	if !p.ZeRO3PerMatrix {
 		s[len(s)-1].Source = srcFSDPPerLayer
 	}
 	return s
@@ -139,6 +150,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.HighPrecisionSavedInputs = p.HighPrecisionSavedInputs
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
+	a.ZeRO3PerMatrix = p.ZeRO3PerMatrix
 	return a
 }
 
