@@ -51,6 +51,11 @@ type Assumptions struct {
 	// recomputed forward gathering again, prefetch only under 1e9 live
 	// parameters. Dense models only.
 	ZeRO3PerMatrix bool `json:"zero3_per_matrix,omitempty"`
+	// BF16OptimizerGrads: ZeRO-1 keeps the gradients as DeepSpeed's
+	// BF16_Optimizer does (bf16Grads): each micro-batch's bf16 gradients
+	// added into fp32 ones in a pass of their own, and those all-reduced
+	// over dp after the last micro-batch instead of reduce-scattered.
+	BF16OptimizerGrads bool `json:"bf16_optimizer_grads,omitempty"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

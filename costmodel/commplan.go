@@ -338,6 +338,12 @@ func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpT
 	case 0:
 		add(nm.ar, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 	case 1, 2:
+		if a.BF16OptimizerGrads && p.ZeRO == 1 {
+			// The BF16_Optimizer all-reduces the stage's gradients (bf16grads.go).
+			add(nm.ar, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcBF16Grads)
+			add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcBF16Grads)
+			return
+		}
 		add(nm.rs, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 		add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:

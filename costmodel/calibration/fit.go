@@ -23,7 +23,10 @@ const FitSubset = "every compared dense pre-training row except " + outOfScopeLi
 // (Narayanan et al. 2021, Table 2, beside PTD-P rows of the same table
 // that the model matches); Megatron-DeepSpeed's PipelineEngine (BLOOM,
 // its prequel search, MT-NLG) took 17-60% longer than the Megatron-LM of
-// the same years. They are still compared, and predicted by the fit.
+// the same years, and with the BF16_Optimizer's gradient passes counted
+// (frameworks.MegatronDeepSpeedBF16) its rows are still 10-32% off, MT-NLG
+// 23-26% slower than predicted. They are still compared, and predicted by
+// the fit.
 //
 // Why ZeRO-3 stays out: its global batch is dp x micro-batch (one
 // micro-batch per step), so each GPU moves the same bytes whatever dp is,

@@ -37,6 +37,9 @@ type Preset struct {
 	// ZeRO3PerMatrix: ZeRO-3 as DeepSpeed v0.3 of 2021 runs it, one
 	// list-form collective per weight matrix (costmodel.Assumptions field).
 	ZeRO3PerMatrix bool
+	// BF16OptimizerGrads: DeepSpeed's BF16_Optimizer accumulates and
+	// all-reduces fp32 gradients (costmodel.Assumptions field).
+	BF16OptimizerGrads bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -90,6 +93,9 @@ func (p Preset) Settings() []Setting {
 	grad := "bf16"
 	if p.GradAccumFP32 {
 		grad = "fp32"
+	}
+	if p.BF16OptimizerGrads {
+		grad = "fp32, accumulated per micro-batch, all-reduced"
 	}
 	names := make([]string, len(p.Recipes))
 	for i, r := range p.Recipes {
@@ -151,6 +157,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	a.ZeRO3PerMatrix = p.ZeRO3PerMatrix
+	a.BF16OptimizerGrads = p.BF16OptimizerGrads
 	return a
 }
 
