@@ -95,9 +95,11 @@ const nameZ3Rec = "zero-3: weight all-gather, recompute"
 //	backward   the regathered share of M x L (all of them without recompute)
 //	gradients  M x L reduce-scatters
 //
-// Each call costs the NCCL collective (cost) plus dp copy kernels, each
-// at least the fixed time of one kernel launch (the GEMM curve's Launch
-// for the GPU, measured in the efficiency package: 2.9 µs on Ampere).
+// The bytes are the stage's weights and gradients (embeddings and norms
+// included, a few calls' worth) spread over those calls. Each call costs
+// the NCCL collective (cost) plus dp copy kernels, each at least the
+// fixed time of one kernel launch (the GEMM curve's Launch for the GPU,
+// measured in the efficiency package: 2.9 µs on Ampere).
 // The forward gathers overlap the forward and the rest the backward and
 // recompute, as dpCommOver overlaps them, except the on-demand share
 // (onDemandShare), which is exposed whole.
