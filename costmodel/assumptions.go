@@ -51,6 +51,16 @@ type Assumptions struct {
 	// holds two more fp32 copies of the logits beside the saved
 	// log-softmax (lossBackward; torchtitan).
 	EagerCrossEntropy bool `json:"eager_cross_entropy"`
+	// ZeRO3PerMatrix: ZeRO-3 runs as DeepSpeed's v0.3 releases of 2021 do
+	// (zero3PerMatrix): one list-form collective per weight matrix, the
+	// recomputed forward gathering again, prefetch only under 1e9 live
+	// parameters. Dense models only.
+	ZeRO3PerMatrix bool `json:"zero3_per_matrix,omitempty"`
+	// BF16OptimizerGrads: ZeRO-1 keeps the gradients as DeepSpeed's
+	// BF16_Optimizer does (bf16Grads): each micro-batch's bf16 gradients
+	// added into fp32 ones in a pass of their own, and those all-reduced
+	// over dp after the last micro-batch instead of reduce-scattered.
+	BF16OptimizerGrads bool `json:"bf16_optimizer_grads,omitempty"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

@@ -341,9 +341,19 @@ func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpT
 	case 0:
 		add(nm.ar, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 	case 1, 2:
+		if a.BF16OptimizerGrads && p.ZeRO == 1 {
+			// The BF16_Optimizer all-reduces the stage's gradients (bf16grads.go).
+			add(nm.ar, CommDPGrads, AllReduce, grads, false, bwdWin, a.OverlapGradReduce, overlapBackward, srcBF16Grads)
+			add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcBF16Grads)
+			return
+		}
 		add(nm.rs, CommDPGrads, ReduceScatter, grads, p.ZeRO == 2, bwdWin, a.OverlapGradReduce, overlapBackward, srcDPComm)
 		add(nm.ag, CommDPParams, AllGather, ps.trained*in.sb.Weight, false, fwdWin, a.OverlapParamGather, overlapForward, srcDPComm)
 	case 3:
+		if a.ZeRO3PerMatrix && e.m.MoE == nil {
+			e.zero3PerMatrix(in, st, set, t, layers, fwdWin, bwdWin)
+			return
+		}
 		add(nm.z3fwd, CommDPParams, AllGather, weights, true, fwdWin, true, overlapForward, srcZeRO3)
 		ag, rs := e.cost(AllGather, weights/calls, g), e.cost(ReduceScatter, grads/calls, g)
 		t := calls * (ag.time + rs.time)

@@ -30,6 +30,9 @@ type StageMemory struct {
 	// StepGradCopy is DeepSpeed ZeRO-1/2's fp32 gradient partition at
 	// the optimizer step, beyond the freed activations (stepGradCopy).
 	StepGradCopy hardware.Bytes `json:"step_fp32_grad_partition_bytes,omitempty"`
+	// BF16GradCopies are the bf16 gradients DeepSpeed's BF16_Optimizer
+	// holds beside its fp32 ones (bf16GradCopies).
+	BF16GradCopies hardware.Bytes `json:"bf16_grad_copies_bytes,omitempty"`
 	// GatherBuffers is ZeRO-3's unsharded working copy (see gatherBuffers).
 	GatherBuffers hardware.Bytes `json:"zero3_gather_bytes"`
 	// LowPrecisionWeights are the low-format weight copies a recipe
@@ -198,6 +201,7 @@ func (e *Evaluator) stageMemory(p Plan, r int, la layerActs) StageMemory {
 	s := e.stageStates(p, r)
 	e.activations(p, r, la, &s)
 	e.stepGradCopy(p, &s)
+	e.bf16GradCopies(p, &s)
 	e.overheads(p, &s)
 	return s
 }
@@ -542,7 +546,7 @@ func (e *Evaluator) overheads(p Plan, s *StageMemory) {
 	s.CUDAContext = e.a.CUDAContext
 	s.NCCLBuffers, _ = e.ncclBuffers(p)
 	s.Workspace = e.a.TrainWorkspace
-	tensors := s.ModelStates() + s.buffers() + s.Activations() + s.StepGradCopy
+	tensors := s.ModelStates() + s.buffers() + s.Activations() + s.StepGradCopy + s.BF16GradCopies
 	s.Fragmentation = hardware.Bytes(e.a.Fragmentation) * tensors
 	s.Total = tensors + s.CUDAContext + s.NCCLBuffers + s.Workspace + s.Fragmentation
 }

@@ -315,6 +315,7 @@ func (e *Evaluator) stage(in *stepInput, r int, set *commSet) stageTime {
 	e.epComm(in, &st, set, float64(moe), float64(recMoE))
 	ps := e.splitParams(p, r, layers, moe)
 	e.dpComm(in, &st, set, ps, float64(layers))
+	st.bwd.mem += e.bf16GradAccum(in, ps.trained)
 	e.expertDPComm(in, &st, set, moe, float64(layers))
 	st.optimizer = e.optimizerTime(in, ps.trained, p.ShardDegree())
 	if moe > 0 {

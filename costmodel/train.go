@@ -120,6 +120,9 @@ func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	if s.StepGradCopy > 0 {
 		lines = append(lines, stepGradCopyLine(p, s))
 	}
+	if s.BF16GradCopies > 0 {
+		lines = append(lines, bf16GradCopiesLine(s))
+	}
 	lines = append(lines, e.activationLines(p, s)...)
 	return append(lines, e.overheadLines(p, s)...)
 }

@@ -76,6 +76,10 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 			x.copy()
 		}
 	}
+	// The settings no flag overrides come from the preset.
+	a.StepFP32GradPartition, a.FSDPUnshardedUnderPP = p.StepFP32GradPartition, p.FSDPUnshardedUnderPP
+	a.MoEWeightedActivation, a.HighPrecisionSavedInputs = p.MoEWeightedActivation, p.HighPrecisionSavedInputs
+	a.ZeRO3PerMatrix, a.BF16OptimizerGrads = p.ZeRO3PerMatrix, p.BF16OptimizerGrads
 	for _, s := range f.preset.Settings() {
 		as := appliedSetting{Setting: s}
 		if fl := presetFlags[s.Name]; set[fl] {

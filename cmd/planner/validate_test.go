@@ -114,6 +114,20 @@ func TestFrameworkFlag(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errs, tt.want)
 		}
 	}
+	// Settings no flag overrides reach the estimate too: DeepSpeed ZeRO-1's
+	// fp32 gradient partition at the step, the 2021 ZeRO-3's recompute
+	// gather.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{{[]string{"estimate", "--model", "llama3.1-8b", "--gpu", "a100-80gb", "--gpus", "8", "--zero", "1", "--seq", "256",
+		"--recompute", "full", "--framework", "deepspeed"}, "optimizer step: fp32 copy of the gradient"},
+		{[]string{"estimate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--gpus", "384", "--zero", "3", "--seq", "2048",
+			"--recompute", "full", "--precision", "fp16", "--framework", "deepspeed-zero3-2021"}, "zero-3: weight all-gather, recompute"}} {
+		if code, out, errs := runCLI(t, tt.args...); code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want a line %q:\n%s", tt.args, code, errs, tt.want, out)
+		}
+	}
 	code, out, _ = runCLI(t, "search", "--model", "llama3-8b", "--gpus", "8", "--framework", "megatron", "--top", "2")
 	if code != 0 || !strings.Contains(out, "framework preset megatron") || !strings.Contains(out, "calibration rows on h100-sxm bf16") {
 		t.Errorf("search exit %d:\n%s", code, out)

@@ -19,7 +19,12 @@ func frameworkOf(r Row) (frameworks.Preset, bool) {
 			return frameworks.DeepSpeedZeRO3of2021, true
 		}
 		return frameworks.MegatronLM2022, true
-	case "bloom176b_tr11", "mtnlg530b_paper", "bloom_prequel_best_tflops", "bloom_prequel_48node":
+	case "bloom176b_tr11", "bloom_prequel_best_tflops", "bloom_prequel_48node":
+		if has(r.Get("precision"), "bf16") {
+			return frameworks.MegatronDeepSpeedBF16, true
+		}
+		return frameworks.MegatronDeepSpeed, true
+	case "mtnlg530b_paper":
 		return frameworks.MegatronDeepSpeed, true
 	case "torchtitan_docs_perf_2024":
 		return frameworks.Torchtitan2024, true

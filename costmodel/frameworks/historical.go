@@ -7,7 +7,7 @@ import (
 
 // historical are the presets of the calibration's older sources; each
 // is selectable by name but not listed as a current framework.
-var historical = []Preset{MegatronLM2022, MegatronDeepSpeed, DeepSpeedZeRO3of2021, Torchtitan2024, LLMFoundry, MetaLlama3}
+var historical = []Preset{MegatronLM2022, MegatronDeepSpeed, MegatronDeepSpeedBF16, DeepSpeedZeRO3of2021, Torchtitan2024, LLMFoundry, MetaLlama3}
 
 // MegatronLM2022 is Megatron-LM of 2020-2022: fused eager attention (no
 // FlashAttention yet), the data-parallel all-reduce after the backward
@@ -31,12 +31,38 @@ var MegatronDeepSpeed = Preset{Name: "megatron-deepspeed", Title: "Megatron-Deep
 		SetParamGather: "DeepSpeed ZeRO-1 all-gather after the optimizer step", SetTPOverlap: "none", SetP2P: "DeepSpeed PipelineEngine: blocking p2p",
 		SetGradDType: "bf16/fp16", SetSP: "not in Megatron-DeepSpeed of 2021-22", SetRecipes: "none (A100)"}}
 
+// MegatronDeepSpeedBF16 is BigScience's Megatron-DeepSpeed in bf16
+// (BLOOM, 2022): MegatronDeepSpeed with DeepSpeed's BF16_Optimizer, which
+// adds each micro-batch's bf16 gradients into fp32 ones and all-reduces
+// those over dp after the pipeline flush (costmodel.Assumptions.
+// BF16OptimizerGrads).
+var MegatronDeepSpeedBF16 = Preset{Name: "megatron-deepspeed-bf16", Title: "Megatron-DeepSpeed with BF16_Optimizer (BLOOM, 2022)",
+	Attention: costmodel.Eager, GradAccumFP32: true, BF16OptimizerGrads: true, Recompute: costmodel.Full, MicroBatch: 1, ZeRO: 1,
+	Cite: map[string]string{SetAttention: MegatronDeepSpeed.Cite[SetAttention],
+		SetElementwise: MegatronDeepSpeed.Cite[SetElementwise], SetGradReduce: srcBF16Reduce,
+		SetParamGather: "DeepSpeed BF16_Optimizer.step: all_gather_dp_groups after the update", SetTPOverlap: "none",
+		SetP2P: MegatronDeepSpeed.Cite[SetP2P], SetGradDType: srcBF16Accum, SetSP: MegatronDeepSpeed.Cite[SetSP], SetRecipes: "none (A100)"}}
+
+// Sources of the BF16_Optimizer's gradient handling (microsoft/DeepSpeed
+// v0.6, deepspeed/runtime/bf16_optimizer.py and runtime/pipe/engine.py;
+// bigscience-workshop/bigscience train/tr11-176B-ml/README.md names it).
+const (
+	srcBF16Reduce = "DeepSpeed PipelineEngine._bf16_reduce_grads: buffered all-reduce of BF16_Optimizer.get_grads_for_reduction (the fp32 gradients) after the last backward"
+	srcBF16Accum  = "DeepSpeed BF16_Optimizer.update_hp_grads after every micro-batch's backward: hp_grad.add_(lp.grad.to(fp32))"
+)
+
 // DeepSpeedZeRO3of2021 is DeepSpeed ZeRO-3 on Megatron's GPT (Narayanan
 // et al. 2021, Table 2): eager attention, prefetched gathers,
-// overlap_comm.
+// overlap_comm, and the collectives of DeepSpeed v0.3 (one per weight
+// matrix, in list form; costmodel.Assumptions.ZeRO3PerMatrix).
 var DeepSpeedZeRO3of2021 = Preset{Name: "deepspeed-zero3-2021", Title: "DeepSpeed ZeRO-3 (2021)",
-	Attention: costmodel.Eager, OverlapGradReduce: true, OverlapParamGather: true, MicroBatch: 1, ZeRO: 3,
-	Cite: map[string]string{SetAttention: "Megatron GPT model code of 2021", SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine}}
+	Attention: costmodel.Eager, OverlapGradReduce: true, OverlapParamGather: true, ZeRO3PerMatrix: true, MicroBatch: 1, ZeRO: 3,
+	Cite: map[string]string{SetAttention: "Megatron GPT model code of 2021", SetGradReduce: srcDSEngine, SetParamGather: srcDSEngine,
+		SetZeRO3Calls: srcDSv03}}
+
+// srcDSv03 is where DeepSpeed's 2021 ZeRO-3 issues its collectives.
+const srcDSv03 = "DeepSpeed v0.3.15 partition_parameters.py: _allgather_param and _reduce_scatter_gradient per parameter, " +
+	"one tensor per rank; stage3.py: release after use, prefetch under stage3_max_live_parameters"
 
 // Torchtitan2024 is torchtitan's 2024 performance docs: FSDP2 with
 // prefetch, SDPA FlashAttention, the model in eager PyTorch (RMSNorm,

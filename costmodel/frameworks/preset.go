@@ -37,6 +37,12 @@ type Preset struct {
 	// EagerCrossEntropy: the loss is PyTorch's cross_entropy on fp32
 	// logits (costmodel.Assumptions field).
 	EagerCrossEntropy bool
+	// ZeRO3PerMatrix: ZeRO-3 as DeepSpeed v0.3 of 2021 runs it, one
+	// list-form collective per weight matrix (costmodel.Assumptions field).
+	ZeRO3PerMatrix bool
+	// BF16OptimizerGrads: DeepSpeed's BF16_Optimizer accumulates and
+	// all-reduces fp32 gradients (costmodel.Assumptions field).
+	BF16OptimizerGrads bool
 	// MoEWeightedActivation: the MoE router's probabilities are applied in
 	// the expert activation (Megatron-Core), not at the combine.
 	MoEWeightedActivation bool
@@ -79,6 +85,7 @@ const (
 	SetRecipes     = "low-precision recipes"
 	SetFSDPUnderPP = "zero-3 under pp"
 	SetLoss        = "cross-entropy"
+	SetZeRO3Calls  = "zero-3 collectives"
 )
 
 // Settings lists what the preset sets, each with its source.
@@ -90,6 +97,9 @@ func (p Preset) Settings() []Setting {
 	grad := "bf16"
 	if p.GradAccumFP32 {
 		grad = "fp32"
+	}
+	if p.BF16OptimizerGrads {
+		grad = "fp32, accumulated per micro-batch, all-reduced"
 	}
 	names := make([]string, len(p.Recipes))
 	for i, r := range p.Recipes {
@@ -107,6 +117,10 @@ func (p Preset) Settings() []Setting {
 	if p.EagerCrossEntropy {
 		loss = "eager on fp32 logits"
 	}
+	z3 := "per layer"
+	if p.ZeRO3PerMatrix {
+		z3 = "per weight matrix, list form"
+	}
 	cp := "ring"
 	if p.CPAllGather {
 		cp = "all-gather"
@@ -116,11 +130,14 @@ func (p Preset) Settings() []Setting {
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
-		{SetFSDPUnderPP, fsdpPP, ""}, {SetLoss, loss, ""}}
+		{SetFSDPUnderPP, fsdpPP, ""}, {SetZeRO3Calls, z3, ""}, {SetLoss, loss, ""}}
 	for i := range s {
 		s[i].Source = p.Cite[s[i].Name]
 	}
 	if !p.FSDPUnshardedUnderPP {
+		s[len(s)-3].Source = srcFSDPPerLayer
+	}
+	if !p.ZeRO3PerMatrix {
 		s[len(s)-2].Source = srcFSDPPerLayer
 	}
 	if !p.EagerCrossEntropy && s[len(s)-1].Source == "" {
@@ -155,6 +172,8 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	a.EagerCrossEntropy = p.EagerCrossEntropy
+	a.ZeRO3PerMatrix = p.ZeRO3PerMatrix
+	a.BF16OptimizerGrads = p.BF16OptimizerGrads
 	return a
 }
 

@@ -16,7 +16,7 @@ func TestEverySettingCited(t *testing.T) {
 			t.Fatalf("%s: %+v, %v", name, p, err)
 		}
 		s := p.Settings()
-		if len(s) != 13 {
+		if len(s) != 14 {
 			t.Errorf("%s: %d settings", name, len(s))
 		}
 		for _, x := range s {
@@ -59,6 +59,9 @@ func TestApply(t *testing.T) {
 	}
 	if a := Megatron.Apply(d); !a.TPCommOverlap || !a.GradAccumFP32 || a.UnfusedElementwise {
 		t.Errorf("megatron applied: %+v", a)
+	}
+	if a := DeepSpeedZeRO3of2021.Apply(d); !a.ZeRO3PerMatrix || DeepSpeed.Apply(d).ZeRO3PerMatrix {
+		t.Errorf("deepspeed-zero3-2021 applied: per-matrix ZeRO-3 %v; deepspeed: %v", a.ZeRO3PerMatrix, DeepSpeed.Apply(d).ZeRO3PerMatrix)
 	}
 	if !NeMo.Supports(costmodel.MXFP8) || NeMo.Supports(costmodel.FP8Rowwise) || !DeepSpeed.Supports(costmodel.BF16) {
 		t.Error("recipe coverage")
