@@ -45,12 +45,20 @@ const (
 	// HarnessInferenceMAX is the InferenceMAX-style sweeps (ids
 	// dsr1_... and 2026_04_06_...): ISL/OSL 1k/1k, 1k/8k and 8k/1k at
 	// concurrency 4 to 256, benchmark_serving.py closed loops
-	// (InferenceMAXRounds).
+	// (InferenceMAXRounds) with --random-range-ratio 0.8, so lengths
+	// vary from request to request (InferenceMAX README, "Benchmark
+	// Client Configuration").
 	HarnessInferenceMAX = "inferencemax"
 	// HarnessSweep is aiconfigurator's gap-analysis sweeps (ids
 	// <model>_<model>_<gpu>_<engine>_agg_<isl>x<osl>_c<n>_tp<n>_epnone_<k>,
 	// source files .../aic-auto-gap-analysis/data/...): ISL 128 to 8000,
-	// OSL 100 to 2000, at concurrencies the planner proposed.
+	// OSL 100 to 2000, at concurrencies the planner proposed. Their
+	// script is not published; aiconfigurator's benchmark template
+	// (generator/config/backend_templates/benchmark/bench_run.sh.j2:
+	// aiperf with ignore_eos, isl and osl stddev 0 by default in
+	// generator/config/deployment_config.yaml) sends every request with
+	// the same lengths, taken here; its 20 rounds after a warm-up of 2
+	// are not what the rows show, so the rounds are fitted.
 	HarnessSweep = "sweep"
 )
 
