@@ -18,24 +18,27 @@ type Engine struct {
 	// round trip. Fitted per engine on measured-serving.csv
 	// (costmodel/servingcal).
 	StepOverhead hardware.Seconds `json:"step_overhead_s"`
-	// RequestOverhead is the fixed time a request spends before its
-	// first token beyond the steps that compute it: the HTTP front end,
-	// tokenization, admission and streaming the token back. Fitted per
-	// engine like StepOverhead.
+	// RequestOverhead is the time a request spends outside the engine's
+	// steps before its first token reaches the client: the API server's
+	// HTTP handling and tokenization on the way in, the hand-off to the
+	// engine process, detokenization and the first streamed chunk on
+	// the way out. Fitted per engine like StepOverhead.
 	RequestOverhead hardware.Seconds `json:"request_overhead_s"`
-	// Lockstep is the share of a closed-loop benchmark's requests that
-	// arrive in step with the others: clients that start together and,
-	// with equal lengths, finish and resend together, so each waits for
-	// the prefills of the rest of its wave (queueWait). Fitted per engine
-	// on the benchmarks of measured-serving.csv, whose harnesses differ
-	// by engine; a load given as a rate (Poisson arrivals) ignores it.
-	Lockstep float64 `json:"lockstep"`
 	// BlockTokens is the paged KV-cache block (vLLM block_size 16,
 	// SGLang's radix cache one token, TensorRT-LLM tokens_per_block 32).
 	BlockTokens int `json:"kv_block_tokens"`
-	// ChunkTokens caps the prefill tokens one step takes from a prompt
-	// (chunked prefill); 0 lets a prompt enter whole.
+	// ChunkTokens is the prefill token budget of one step (chunked
+	// prefill): the prompts waiting share it, so a prompt longer than it
+	// enters in chunks and shorter ones enter several to a step; 0 lets
+	// every waiting prompt enter whole in one step.
 	ChunkTokens int `json:"chunk_tokens"`
+	// MixedPrefill runs prefill chunks in the same steps as the decodes
+	// (vLLM V1's unified scheduler with chunked prefill; TensorRT-LLM's
+	// inflight batching of context and generation requests); without it
+	// a prefill batch runs alone and the decodes wait for it (SGLang's
+	// default, enable_mixed_chunk off), so the prompts that arrive
+	// together start decoding together.
+	MixedPrefill bool `json:"mixed_prefill"`
 	// CUDAGraphs replays steps as CUDA graphs, so a step pays no
 	// per-kernel launch cost; without them every kernel of every layer
 	// adds KernelLaunch.
@@ -66,11 +69,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.76e-3, RequestOverhead: 51.2e-3, Lockstep: 0.167, BlockTokens: 16, ChunkTokens: 8192, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.60e-3, RequestOverhead: 47.3e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 5.98e-3, RequestOverhead: 362e-3, Lockstep: 0.970, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 7.97e-3, RequestOverhead: 437e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 4.21e-3, RequestOverhead: 150e-3, Lockstep: 0.196, BlockTokens: 32, ChunkTokens: 8192, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.63e-3, RequestOverhead: 172e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 
@@ -98,8 +101,6 @@ func (e Engine) Validate() error {
 		return fmt.Errorf("costmodel: engine %s: step overhead %v is not in [0, 1 s)", e.Name, e.StepOverhead)
 	case !(e.RequestOverhead >= 0 && e.RequestOverhead < 10):
 		return fmt.Errorf("costmodel: engine %s: request overhead %v is not in [0, 10 s)", e.Name, e.RequestOverhead)
-	case !(e.Lockstep >= 0 && e.Lockstep <= 1):
-		return fmt.Errorf("costmodel: engine %s: lockstep share %g is not in [0, 1]", e.Name, e.Lockstep)
 	case e.BlockTokens < 0 || e.BlockTokens > maxBlockTokens:
 		return fmt.Errorf("costmodel: engine %s: KV block %d tokens is not in [0, %d]", e.Name, e.BlockTokens, maxBlockTokens)
 	case e.ChunkTokens < 0 || e.ChunkTokens > maxSeq:

@@ -56,8 +56,8 @@ type Shares struct {
 // (costmodel/servingcal, TestFittedDefaults checks them).
 var GenerationShares = map[Generation]Shares{
 	Ampere:    {HBM: 0.75, FLOP: 0.65},
-	Hopper:    {HBM: 0.801, FLOP: 0.814},
-	Blackwell: {HBM: 0.692, FLOP: 0.439},
+	Hopper:    {HBM: 0.761, FLOP: 0.814},
+	Blackwell: {HBM: 0.717, FLOP: 0.266},
 }
 
 // ServeAssumptions returns a with the serving shares of g's generation.

@@ -12,11 +12,23 @@ import (
 // requests in flight at all times (a closed-loop benchmark) or Rate
 // requests per second (then the concurrency follows from the modeled
 // latency by Little's law). Exactly one of Concurrency and Rate is set.
+//
+// Rounds is, for a closed-loop benchmark of a finite run, the requests
+// each of the Concurrency clients sends: the run's first Concurrency
+// requests arrive together at an idle engine (the opening burst, 1 /
+// Rounds of the requests), the others as earlier ones finish. 0 is a
+// run long enough that the burst does not count; with a Rate it must
+// be 0. EqualLengths says every request has exactly InputTokens and
+// OutputTokens (a benchmark with ignore_eos and no length spread): then
+// on an engine without MixedPrefill the clients of the burst finish
+// together, and every round is an opening burst.
 type ServeLoad struct {
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`
 	Concurrency  float64 `json:"concurrency,omitempty"`
 	Rate         float64 `json:"rate_per_s,omitempty"`
+	Rounds       float64 `json:"rounds,omitempty"`
+	EqualLengths bool    `json:"equal_lengths,omitempty"`
 }
 
 // Validate checks the load.
@@ -30,6 +42,10 @@ func (l ServeLoad) Validate() error {
 		return fmt.Errorf("costmodel: give a concurrency or a rate, not both or neither (concurrency %g, rate %g)", l.Concurrency, l.Rate)
 	case l.Concurrency < 0 || l.Rate < 0 || l.Concurrency > 1<<30 || l.Rate > 1e9 || math.IsNaN(l.Concurrency+l.Rate):
 		return fmt.Errorf("costmodel: concurrency %g and rate %g must be positive and finite", l.Concurrency, l.Rate)
+	case l.Rounds != 0 && !(l.Rounds >= 1 && l.Rounds <= 1e9):
+		return fmt.Errorf("costmodel: rounds %g is not 0 (a long run) or in [1, 1e9] requests per client", l.Rounds)
+	case l.Rounds != 0 && l.Rate > 0:
+		return fmt.Errorf("costmodel: rounds %g applies to a closed-loop load (a concurrency), not to a rate", l.Rounds)
 	}
 	return nil
 }
@@ -66,15 +82,26 @@ type ServeLatency struct {
 	Chunks      int       `json:"chunks"`
 	// TPOT is the mean step a decoding request sees (prefills included).
 	TPOT hardware.Seconds `json:"tpot_s"`
-	// TTFT is SlotWait (for a KV slot) + QueueWait (behind other
-	// prefills) + StepWait (the step under way) + Prefill (its own
-	// chunk steps) + RequestOverhead (the engine's).
+	// TTFT is the mean over the requests: RequestOverhead (the
+	// engine's, outside its steps) + (1 - BurstShare) x SteadyTTFT +
+	// BurstShare x BurstTTFT. SteadyTTFT is SlotWait (for a KV slot) +
+	// QueueWait (behind other prefills) + StepWait (the step under way)
+	// + Prefill (its own chunk steps); BurstTTFT is the mean of the
+	// opening burst's requests (burst), BurstShare 1 / Rounds of them
+	// (0 for a long run or a rate).
 	TTFT            hardware.Seconds `json:"ttft_s"`
 	RequestOverhead hardware.Seconds `json:"request_overhead_s"`
+	SteadyTTFT      hardware.Seconds `json:"steady_ttft_s"`
 	SlotWait        hardware.Seconds `json:"slot_wait_s"`
 	QueueWait       hardware.Seconds `json:"queue_wait_s"`
 	StepWait        hardware.Seconds `json:"step_wait_s"`
 	Prefill         hardware.Seconds `json:"prefill_s"`
+	BurstTTFT       hardware.Seconds `json:"burst_ttft_s,omitempty"`
+	BurstShare      float64          `json:"burst_share,omitempty"`
+	// BurstSteps is the mean steps an opening-burst request waits for
+	// its last prompt token, Burst one such step.
+	BurstSteps float64   `json:"burst_steps,omitempty"`
+	Burst      BatchStep `json:"burst_step"`
 	// PrefillShare is the share of the engine's time prefill chunks add.
 	PrefillShare float64 `json:"prefill_share"`
 	// TokensPerSecond is output tokens/s over the deployment;

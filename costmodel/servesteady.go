@@ -48,6 +48,12 @@ func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, e
 		r.Overloaded = true
 	}
 	r.fill(st, reps, s.GPUs(), l)
+	if l.Concurrency > 0 && l.Rounds > 0 {
+		r.addBurst(b.burst(l, st.running))
+		if r.BurstShare == 1 {
+			r.lockstepDecode(b, st.running)
+		}
+	}
 	return r, nil
 }
 
@@ -130,7 +136,7 @@ func (b batchModel) steady(l ServeLoad, conc float64, slots int) steadyState {
 		st.tau = cycleStep(t0, n*delta, R, A, D)
 		st.rate = R / (A + D*st.tau)
 		st.share = st.rate * n * delta
-		st.queue = 0.5*st.queue + 0.5*b.queueWait(l, st.share, R, n*delta)
+		st.queue = 0.5*st.queue + 0.5*queueWait(st.share, n*delta)
 		st.batch = R * D * st.tau / (A + D*st.tau)
 		if math.Abs(st.tau-tau0) <= 1e-6*st.tau && math.Abs(st.queue-queue0) <= 1e-6*st.queue+1e-9 {
 			break
@@ -162,22 +168,16 @@ func cycleStep(t0, W, R, A, D float64) float64 {
 }
 
 // queueWait is a prefill's wait behind the others, each of service
-// seconds of prefill work, at prefill utilization rho with R requests
-// admitted. Arrivals at random (a rate): Kingman's approximation of a
-// G/G/1 queue (Kingman 1961, "The single server queue in heavy
-// traffic") with Poisson arrivals and deterministic service, rho / (1 -
-// rho) x (1 + 0) / 2 x service (rho capped at 0.99). A closed-loop
-// benchmark mixes that with waves: a share Lockstep of requests arrives
-// with the other R - 1 and waits on average for half of them, (R - 1) /
-// 2 x service.
-func (b batchModel) queueWait(l ServeLoad, rho, R, service float64) float64 {
+// seconds of prefill work, at prefill utilization rho: Kingman's
+// approximation of a G/G/1 queue (Kingman 1961, "The single server
+// queue in heavy traffic") with Poisson arrivals and deterministic
+// service, rho / (1 - rho) x (1 + 0) / 2 x service (rho capped at
+// 0.99). A closed loop's arrivals after its opening burst (burstTTFT)
+// are the completions of requests of unequal lengths, taken as random
+// too.
+func queueWait(rho, service float64) float64 {
 	rho = min(max(rho, 0), 0.99)
-	random := rho / (1 - rho) / 2 * service
-	if l.Concurrency == 0 {
-		return random
-	}
-	w := b.eng.Lockstep
-	return w*max(R-1, 0)/2*service + (1-w)*random
+	return rho / (1 - rho) / 2 * service
 }
 
 // atRate is the steady state at rate requests/s per replica, below the
@@ -204,8 +204,9 @@ func (r *ServeLatency) fill(st steadyState, reps float64, gpus int, l ServeLoad)
 	r.TPOT = hardware.Seconds(st.tau)
 	r.SlotWait, r.QueueWait = hardware.Seconds(st.slot), hardware.Seconds(st.queue)
 	r.StepWait, r.Prefill = hardware.Seconds(st.tau/2), hardware.Seconds(st.prefill)
+	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.StepWait + r.Prefill
 	r.RequestOverhead = r.Engine.RequestOverhead
-	r.TTFT = r.SlotWait + r.QueueWait + r.StepWait + r.Prefill + r.RequestOverhead
+	r.TTFT = r.RequestOverhead + r.SteadyTTFT
 	r.PrefillShare = st.share
 	r.TokensPerSecond = r.Rate * float64(l.OutputTokens)
 	r.TokensPerSecondPerGPU = r.TokensPerSecond / float64(gpus)

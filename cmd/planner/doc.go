@@ -354,14 +354,18 @@
 // engine's continuous batching in steady state: each decode step reads
 // the weights and every live sequence's KV cache (input + output/2
 // tokens on average) once, prefills enter whole or in chunks
-// (--chunked-prefill) that lengthen the steps they join, TTFT is the wait
-// for a KV slot, the wait behind other prefills, the step under way, the
-// prefill's own steps and the engine's request overhead, and TPOT is the
-// mean step a decoding request sees. --engine vllm|sglang|trtllm picks a
-// preset (step and request overheads fitted on measured-serving.csv, KV
-// block, chunk size, CUDA graphs, memory share, admission), every field
-// printed and overridable (--step-overhead-ms, --request-overhead-ms,
-// --memory-fraction, --block-size). With --ttft and --tpot it finds, for
+// (--chunked-prefill, the prefill tokens one step admits) that lengthen
+// the steps they join, TTFT is the engine's request overhead plus the
+// wait for a KV slot, the wait behind other prefills, the step under
+// way and the prefill's own steps, and TPOT is the mean step a decoding
+// request sees. A finite closed-loop benchmark (--rounds N: each of the
+// --concurrency clients sends N requests, the first all at once) adds
+// its opening burst, those requests waiting for the prefills of the
+// ones before them. --engine vllm|sglang|trtllm picks a preset (step and
+// request overheads fitted on measured-serving.csv, KV block, prefill
+// budget, mixed prefill and decode steps, CUDA graphs, memory share,
+// admission), every field printed and overridable (--step-overhead-ms,
+// --request-overhead-ms, --memory-fraction, --block-size). With --ttft and --tpot it finds, for
 // every layout (--tp and --pp pin it; tensor parallelism reaches the
 // NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
 // targets at the load, and ranks them by GPU-seconds per output token.
@@ -392,8 +396,7 @@
 // costmodel/servingcal/testdata/measured-serving.csv: the fitted
 // parameters, the error per engine and GPU generation and overall, and
 // every row (--leave-one-engine-out adds the refits without each engine,
-// scored with its parameters the others' mean and again with its
-// request overhead and lockstep share kept):
+// scored with its step and request overheads the others' mean):
 //
 //	$ planner validate --serving --top 10
 //

@@ -18,6 +18,7 @@ type loadFlags struct {
 	engine            string
 	chunk             int
 	stepMS, requestMS float64
+	rounds            float64
 	memoryFraction    float64
 	tp, pp            int
 	dp, ep            int
@@ -27,7 +28,7 @@ type loadFlags struct {
 // loadFlagNames are the flags that switch `planner serve` to the load
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
-	"step-overhead-ms", "request-overhead-ms", "memory-fraction", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
+	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.input, "input-tokens", 1024, "serving under load: prompt tokens per request")
@@ -37,7 +38,8 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "vllm", "serving under load: engine preset: vllm, sglang, trtllm")
 	fs.IntVar(&f.chunk, "chunked-prefill", -1, "serving under load: prefill tokens per step (0: whole prompts; default: the engine's)")
 	fs.Float64Var(&f.stepMS, "step-overhead-ms", -1, "serving under load: fixed time per engine step, ms (default: the engine's, fitted)")
-	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: fixed time per request before its first token, ms (default: the engine's, fitted)")
+	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: time per request outside the engine's steps before its first token (front end, tokenization, streaming), ms (default: the engine's, fitted)")
+	fs.Float64Var(&f.rounds, "rounds", 0, "serving under load, with --concurrency: requests each client sends in a finite benchmark, the first of each at once (0: a long run; the calibration benchmarks send 10)")
 	fs.Float64Var(&f.memoryFraction, "memory-fraction", 0, "serving under load: share of HBM the engine takes (default: the engine's, vLLM 0.9)")
 	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
 	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
@@ -61,7 +63,8 @@ func loadMode(set map[string]bool) bool {
 // neither --concurrency nor --rate is given; --context is input +
 // output when --input-tokens is not given.
 func (f *serveCmdFlags) serveLoad(set map[string]bool) (costmodel.ServeLoad, error) {
-	l := costmodel.ServeLoad{InputTokens: f.load.input, OutputTokens: f.load.output, Concurrency: f.load.concurrency, Rate: f.load.rate}
+	l := costmodel.ServeLoad{InputTokens: f.load.input, OutputTokens: f.load.output, Concurrency: f.load.concurrency, Rate: f.load.rate,
+		Rounds: f.load.rounds}
 	if set["context"] && !set["input-tokens"] {
 		if f.serve.context <= l.OutputTokens {
 			return l, badInputf("--context %d must exceed --output-tokens %d (it is input + output)", f.serve.context, l.OutputTokens)

@@ -70,6 +70,9 @@ func TestServeLoadBadInput(t *testing.T) {
 		{[]string{"--engine", "vllm", "--step-overhead-ms", "5000"}, "step overhead"},
 		{[]string{"--dp-attention", "2"}, "--dp-attention 2 and --ep 0 apply to mixture-of-experts models"},
 		{[]string{"--ep", "-1"}, "--ep -1 must not be negative"},
+		{[]string{"--rate", "2", "--rounds", "10"}, "rounds 10 applies to a closed-loop load"},
+		{[]string{"--concurrency", "8", "--rounds", "0.5"}, "rounds 0.5 is not 0"},
+		{[]string{"--engine", "vllm", "--request-overhead-ms", "20000"}, "request overhead"},
 	} {
 		code, _, errs := runCLI(t, append(base, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) {

@@ -61,7 +61,7 @@ func describeTraffic(l costmodel.ServeLoad) string {
 func describeEngine(e costmodel.Engine) string {
 	chunk := "whole prompts"
 	if e.ChunkTokens > 0 {
-		chunk = fmt.Sprintf("chunked prefill %d tokens", e.ChunkTokens)
+		chunk = fmt.Sprintf("prefill budget %d tokens per step", e.ChunkTokens)
 	}
 	admit := "admits on blocks in use (mean length)"
 	if e.ReserveFullLength {
@@ -71,8 +71,12 @@ func describeEngine(e costmodel.Engine) string {
 	if e.CUDAGraphs {
 		graphs = "on"
 	}
-	return fmt.Sprintf("%s: step overhead %v, request overhead %v, lockstep %.3g (closed-loop loads), KV blocks of %d tokens, %s, CUDA graphs %s, %.0f%% of HBM, %s",
-		e.Name, e.StepOverhead, e.RequestOverhead, e.Lockstep, e.BlockTokens, chunk, graphs, 100*e.MemoryFraction, admit)
+	mixed := "prefill batches alone"
+	if e.MixedPrefill {
+		mixed = "prefill mixed into decode steps"
+	}
+	return fmt.Sprintf("%s: step overhead %v, request overhead %v, KV blocks of %d tokens, %s, %s, CUDA graphs %s, %.0f%% of HBM, %s",
+		e.Name, e.StepOverhead, e.RequestOverhead, e.BlockTokens, chunk, mixed, graphs, 100*e.MemoryFraction, admit)
 }
 
 func targetText(t hardware.Seconds) string {
@@ -123,8 +127,15 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 		v.Decode.Total, v.Decode.Linear, v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)
 	line(w, s, "a step with a %d-token prefill chunk takes %v (prefill attention %v); a prompt takes %s",
 		v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
-	line(w, s, "TTFT %v = slot wait %v + queue wait %v + step under way %v + own prefill %v + request overhead %v",
-		v.TTFT, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill, v.RequestOverhead)
+	if v.BurstShare > 0 {
+		line(w, s, "TTFT %v = request overhead %v + %.3g x steady %v + %.3g x opening burst %v (%.3g steps of %v on average)",
+			v.TTFT, v.RequestOverhead, 1-v.BurstShare, v.SteadyTTFT, v.BurstShare, v.BurstTTFT, v.BurstSteps, v.Burst.Total)
+		line(w, s, "steady TTFT %v = slot wait %v + queue wait %v + step under way %v + own prefill %v",
+			v.SteadyTTFT, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill)
+	} else {
+		line(w, s, "TTFT %v = request overhead %v + slot wait %v + queue wait %v + step under way %v + own prefill %v",
+			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill)
+	}
 	line(w, s, "TPOT %v: the mean step a decoding request sees; prefill chunks add %.1f%% of the engine's time", v.TPOT, 100*v.PrefillShare)
 	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
 		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)

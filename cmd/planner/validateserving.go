@@ -47,7 +47,7 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 		points, len(v.Results), len(v.Skipped)), textWidth, "  "))
 	fmt.Fprintln(w, "\nfitted parameters (Nelder-Mead on every priced row, mean |ln(predicted/measured)| of TTFT and TPOT):")
 	for _, e := range sortedKeys(v.Params.Overhead) {
-		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v, lockstep share %.3f\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e], v.Params.Lockstep[e])
+		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e])
 	}
 	for _, g := range []string{"hopper", "blackwell", "ampere"} {
 		for k, s := range v.Params.Shares {
@@ -55,6 +55,9 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 				fmt.Fprintf(w, "  %-9s HBM share %.3f, FLOP share %.3f\n", g, s.HBM, s.FLOP)
 			}
 		}
+	}
+	for _, h := range sortedKeys(v.Params.Rounds) {
+		fmt.Fprintf(w, "  %-12s harness: %.3g requests per client\n", h, v.Params.Rounds[h])
 	}
 	fmt.Fprintln(w, "\naccuracy (median |error| and signed median; targets 15% and +-8%):")
 	t := table{header: []string{"group", "rows", "TTFT |err|", "TTFT signed", "TPOT |err|", "TPOT signed"},
@@ -69,10 +72,6 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	for _, h := range v.LeaveOneEngineOut {
 		h.Summary.Group = "without " + h.Engine + " (refit)"
 		add(h.Summary)
-	}
-	for _, h := range v.LeaveOneEngineOut {
-		h.HarnessKnown.Group = "without " + h.Engine + ", its harness kept"
-		add(h.HarnessKnown)
 	}
 	t.write(w, textStyle)
 	writeServingRows(w, v.Results, top, wide)

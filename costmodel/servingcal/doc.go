@@ -5,8 +5,9 @@
 // samples; documented in testdata/README.md). Each row is mapped to a
 // model, a cluster, a plan, a load and an engine, or listed with the
 // reason it is not modeled. Fit finds the few physical parameters (a
-// per-step overhead per engine, achieved HBM and FLOP shares per GPU
-// generation, the share of each engine's benchmark requests arriving in lockstep) on
-// every modeled row; LeaveOneEngineOut refits without each engine and
-// scores that engine. The tests fail when the accuracy regresses.
+// per-step and a per-request overhead per engine, achieved HBM and FLOP
+// shares per GPU generation, and the requests per client of the sweep
+// harness, whose script is not published) on every modeled row;
+// LeaveOneEngineOut refits without each engine and scores that engine.
+// The tests fail when the accuracy regresses.
 package servingcal

@@ -28,32 +28,32 @@ type FitResult struct {
 }
 
 // vector maps parameters to the optimizer's unbounded coordinates: logs
-// of the overheads, logits of the lockstep shares and of the GPU shares, for the
-// engines given.
+// of the step and request overheads of the engines given, logits of the
+// GPU shares, and the log of the sweep harness's rounds less one.
 func vector(p Params, engs []string) []float64 {
 	var x []float64
 	for _, e := range engs {
-		x = append(x, math.Log(float64(p.Overhead[e])), math.Log(float64(p.RequestOverhead[e])), logit(p.Lockstep[e]))
+		x = append(x, math.Log(float64(p.Overhead[e])), math.Log(float64(p.RequestOverhead[e])))
 	}
 	for _, g := range fitted {
 		s := p.Shares[g]
 		x = append(x, logit(s.HBM), logit(s.FLOP))
 	}
-	return x
+	return append(x, math.Log(p.Rounds[HarnessSweep]-1))
 }
 
 // fromVector is vector's inverse, starting from base.
 func fromVector(x []float64, base Params, engs []string) Params {
 	p := base.clone()
 	for i, e := range engs {
-		p.Overhead[e] = hardware.Seconds(math.Exp(x[3*i]))
-		p.RequestOverhead[e] = hardware.Seconds(math.Exp(x[3*i+1]))
-		p.Lockstep[e] = logistic(x[3*i+2])
+		p.Overhead[e] = hardware.Seconds(math.Exp(x[2*i]))
+		p.RequestOverhead[e] = hardware.Seconds(math.Exp(x[2*i+1]))
 	}
-	k := 3 * len(engs)
+	k := 2 * len(engs)
 	for i, g := range fitted {
 		p.Shares[g] = costmodel.Shares{HBM: logistic(x[k+2*i]), FLOP: logistic(x[k+2*i+1])}
 	}
+	p.Rounds[HarnessSweep] = 1 + math.Exp(x[k+2*len(fitted)])
 	return p
 }
 
@@ -62,8 +62,8 @@ func logit(p float64) float64    { return math.Log(p / (1 - p)) }
 
 // clone copies the maps of p.
 func (p Params) clone() Params {
-	p.Overhead, p.RequestOverhead, p.Shares = maps.Clone(p.Overhead), maps.Clone(p.RequestOverhead), maps.Clone(p.Shares)
-	p.Lockstep = maps.Clone(p.Lockstep)
+	p.Overhead, p.RequestOverhead = maps.Clone(p.Overhead), maps.Clone(p.RequestOverhead)
+	p.Shares, p.Rounds = maps.Clone(p.Shares), maps.Clone(p.Rounds)
 	return p
 }
 
@@ -119,18 +119,11 @@ func Fit(cases []Case, base Params, maxEvaluations int) (FitResult, error) {
 }
 
 // HeldOut is one engine's accuracy with the parameters fitted without
-// it: its step and request overheads and its lockstep share are the
-// mean of the other engines'. HarnessKnown scores it again with only the
-// step overhead at the others' mean and its request overhead and
-// lockstep share at base's values: those two describe how each engine's
-// benchmark was run and answered (front end, client waves) more than
-// the engine, so the second score says how far the engine-independent
-// part (the shares per GPU generation, the kernels) carries over.
+// it, its step overhead the mean of the other engines'.
 type HeldOut struct {
-	Engine       string    `json:"engine"`
-	Fit          FitResult `json:"fit"`
-	Summary      Summary   `json:"summary"`
-	HarnessKnown Summary   `json:"summary_harness_known"`
+	Engine  string    `json:"engine"`
+	Fit     FitResult `json:"fit"`
+	Summary Summary   `json:"summary"`
 }
 
 // LeaveOneEngineOut refits without each engine in turn, from base and
@@ -151,19 +144,9 @@ func LeaveOneEngineOut(cases []Case, base Params, maxEvaluations int) ([]HeldOut
 			return nil, err
 		}
 		p := f.Params.clone()
-		others := engines(train)
-		p.Overhead[e], p.RequestOverhead[e] = meanOthers(p.Overhead, others), meanOthers(p.RequestOverhead, others)
-		var lock float64
-		for _, o := range others {
-			lock += p.Lockstep[o] / float64(len(others))
-		}
-		p.Lockstep[e] = lock
+		p.Overhead[e], p.RequestOverhead[e] = meanOthers(p.Overhead, engines(train)), meanOthers(p.RequestOverhead, engines(train))
 		res, _ := Evaluate(test, p)
-		h := HeldOut{Engine: e, Fit: f, Summary: summarize(e, res)}
-		p.RequestOverhead[e], p.Lockstep[e] = base.RequestOverhead[e], base.Lockstep[e]
-		res, _ = Evaluate(test, p)
-		h.HarnessKnown = summarize(e, res)
-		out = append(out, h)
+		out = append(out, HeldOut{Engine: e, Fit: f, Summary: summarize(e, res)})
 	}
 	return out, nil
 }

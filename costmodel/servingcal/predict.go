@@ -11,21 +11,36 @@ import (
 
 // Params are the fitted parameters of the serving model: a per-step
 // overhead per engine, the achieved HBM and FLOP shares per GPU
-// generation, and the share of each engine's benchmark requests that
-// arrive in lockstep.
+// generation, and the requests per client of each benchmark harness
+// (Harness): InferenceMAX's is documented (InferenceMAXRounds), the
+// sweeps' is fitted.
 type Params struct {
 	Overhead        map[string]hardware.Seconds               `json:"step_overhead_s"`
 	RequestOverhead map[string]hardware.Seconds               `json:"request_overhead_s"`
 	Shares          map[costmodel.Generation]costmodel.Shares `json:"shares"`
-	Lockstep        map[string]float64                        `json:"lockstep"`
+	Rounds          map[string]float64                        `json:"rounds"`
 }
+
+// InferenceMAXRounds is the requests each client of the InferenceMAX
+// harness sends: 10 x the concurrency in all, the first concurrency of
+// them at once. InferenceMAX runs benchmark_serving.py with
+// --num-prompts $(( $CONC * 10 )) --max-concurrency $CONC
+// --request-rate inf (SemiAnalysis InferenceMAX, README, "Benchmark
+// Client Configuration"), as aiconfigurator's deployment guide
+// benchmarks with "concurrency * 10 as num_requests" "to reduce the
+// impact of first batch of requests" (ai-dynamo/aiconfigurator,
+// docs/dynamo_deployment_guide.md).
+const InferenceMAXRounds = 10
+
+// sweepRounds is the fitted requests per client of the sweep harness.
+const sweepRounds = 6.81
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
 	p := Params{Overhead: map[string]hardware.Seconds{}, RequestOverhead: map[string]hardware.Seconds{}, Shares: maps.Clone(costmodel.GenerationShares),
-		Lockstep: map[string]float64{}}
+		Rounds: map[string]float64{HarnessInferenceMAX: InferenceMAXRounds, HarnessSweep: sweepRounds}}
 	for name, e := range costmodel.Engines {
-		p.Overhead[name], p.RequestOverhead[name], p.Lockstep[name] = e.StepOverhead, e.RequestOverhead, e.Lockstep
+		p.Overhead[name], p.RequestOverhead[name] = e.StepOverhead, e.RequestOverhead
 	}
 	return p
 }
@@ -41,6 +56,8 @@ type Case struct {
 	// record and the mapping assumes.
 	Generation costmodel.Generation
 	Assumed    []string
+	// Layout is the deployment as the engine ran it (engineLayout).
+	Layout Layout
 }
 
 // Skip is a point that is not modeled, with the reason.
@@ -78,7 +95,9 @@ func newCase(p Point) (Case, error) {
 	if err != nil {
 		return c, err
 	}
-	if c.Cluster, err = hardware.ClusterForGPUs(g, p.TP*p.PP*p.AttentionDP, g.ScaleUpDomain); err != nil {
+	lay, reread := engineLayout(p)
+	c.Layout = lay
+	if c.Cluster, err = hardware.ClusterForGPUs(g, lay.GPUs(), g.ScaleUpDomain); err != nil {
 		return c, err
 	}
 	c.Model, c.Generation = m, costmodel.GenerationOf(g)
@@ -87,9 +106,12 @@ func newCase(p Point) (Case, error) {
 		return c, err
 	}
 	c.Assumed = assumed
-	c.Plan = costmodel.ServePlan{TP: p.TP, PP: p.PP, Replicas: 1, Weights: w, KV: kv}
+	if reread {
+		c.Assumed = append(c.Assumed, fmt.Sprintf("%d GPUs, not the %d recorded (engineLayout)", lay.GPUs(), p.TP*p.PP*p.AttentionDP))
+	}
+	c.Plan = costmodel.ServePlan{TP: lay.TP, PP: lay.PP, Replicas: 1, Weights: w, KV: kv}
 	if c.Model.MoE != nil {
-		c.Plan.DP, c.Plan.EP = p.AttentionDP, p.ExpertEP
+		c.Plan.DP, c.Plan.EP = lay.DP, lay.EP
 	}
 	c.Load = costmodel.ServeLoad{InputTokens: p.Input, OutputTokens: p.Output, Concurrency: p.Concurrency}
 	return c, nil
@@ -130,11 +152,13 @@ type Prediction struct {
 // Predict runs the serving model on case c with parameters p.
 func Predict(c Case, p Params) (Prediction, error) {
 	eng := costmodel.Engines[c.Point.Engine]
-	eng.StepOverhead, eng.RequestOverhead, eng.Lockstep = p.Overhead[eng.Name], p.RequestOverhead[eng.Name], p.Lockstep[eng.Name]
+	eng.StepOverhead, eng.RequestOverhead = p.Overhead[eng.Name], p.RequestOverhead[eng.Name]
+	l := c.Load
+	l.Rounds, l.EqualLengths = p.Rounds[c.Point.Harness], c.Point.Harness == HarnessSweep
 	a := costmodel.DefaultAssumptions()
 	s := p.Shares[c.Generation]
 	a.ServeHBMEfficiency, a.ServeFLOPEfficiency = s.HBM, s.FLOP
-	r, err := costmodel.EstimateServeLoad(c.Model, c.Cluster, c.Plan, c.Load, eng, a)
+	r, err := costmodel.EstimateServeLoad(c.Model, c.Cluster, c.Plan, l, eng, a)
 	if err != nil {
 		return Prediction{}, err
 	}

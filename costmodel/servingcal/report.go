@@ -43,22 +43,23 @@ func Evaluate(cases []Case, p Params) ([]Result, []Skip) {
 		}
 		q := c.Point
 		out = append(out, Result{ID: q.ID, Model: q.Model, GPU: q.GPU, Engine: q.Engine, Generation: c.Generation,
-			Layout: layout(q), Weights: c.Plan.Weights.String(), Concurrency: q.Concurrency, Input: q.Input, Output: q.Output,
+			Layout: c.Layout.String(), Weights: c.Plan.Weights.String(), Concurrency: q.Concurrency, Input: q.Input, Output: q.Output,
 			MeasuredTTFT: q.TTFT, MeasuredTPOT: q.TPOT, PredictedTTFT: pr.TTFT, PredictedTPOT: pr.TPOT,
 			TTFTError: pr.TTFT/q.TTFT - 1, TPOTError: pr.TPOT/q.TPOT - 1, Assumed: c.Assumed})
 	}
 	return out, skips
 }
 
-func layout(p Point) string {
-	l := "tp" + itoa(p.TP) + "-pp" + itoa(p.PP)
-	if p.AttentionDP > 1 {
-		l += "-dp" + itoa(p.AttentionDP)
+// String is "tp8-pp1", with -dpN and -epN when above 1.
+func (l Layout) String() string {
+	s := "tp" + itoa(l.TP) + "-pp" + itoa(l.PP)
+	if l.DP > 1 {
+		s += "-dp" + itoa(l.DP)
 	}
-	if p.ExpertEP > 1 {
-		l += "-ep" + itoa(p.ExpertEP)
+	if l.EP > 1 {
+		s += "-ep" + itoa(l.EP)
 	}
-	return l
+	return s
 }
 
 func itoa(n int) string { return costmodel.FormatCount(float64(n)) }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -28,12 +29,48 @@ type Point struct {
 	TP          int     `json:"tp"`
 	PP          int     `json:"pp"`
 	AttentionDP int     `json:"attention_dp"`
+	ExpertTP    int     `json:"moe_tp"`
 	ExpertEP    int     `json:"moe_ep"`
 	Concurrency float64 `json:"concurrency"`
 	Input       int     `json:"isl"`
 	Output      int     `json:"osl"`
 	TTFT        float64 `json:"ttft_s"`
 	TPOT        float64 `json:"tpot_s"`
+	// Harness is the benchmark client that measured the point (harness).
+	Harness string `json:"harness"`
+}
+
+// The benchmark harnesses of measured-serving.csv.
+const (
+	// HarnessInferenceMAX is the InferenceMAX-style sweeps (ids
+	// dsr1_... and 2026_04_06_...): ISL/OSL 1k/1k, 1k/8k and 8k/1k at
+	// concurrency 4 to 256, benchmark_serving.py closed loops
+	// (InferenceMAXRounds) with --random-range-ratio 0.8, so lengths
+	// vary from request to request (InferenceMAX README, "Benchmark
+	// Client Configuration").
+	HarnessInferenceMAX = "inferencemax"
+	// HarnessSweep is aiconfigurator's gap-analysis sweeps (ids
+	// <model>_<model>_<gpu>_<engine>_agg_<isl>x<osl>_c<n>_tp<n>_epnone_<k>,
+	// source files .../aic-auto-gap-analysis/data/...): ISL 128 to 8000,
+	// OSL 100 to 2000, at concurrencies the planner proposed. Their
+	// script is not published; aiconfigurator's benchmark template
+	// (generator/config/backend_templates/benchmark/bench_run.sh.j2:
+	// aiperf with ignore_eos, isl and osl stddev 0 by default in
+	// generator/config/deployment_config.yaml) sends every request with
+	// the same lengths, taken here; its 20 rounds after a warm-up of 2
+	// are not what the rows show, so the rounds are fitted.
+	HarnessSweep = "sweep"
+)
+
+// sweepID matches the ids of the gap-analysis sweeps.
+var sweepID = regexp.MustCompile(`_agg_\d+x\d+_c\d+_tp\d+_epnone_\d+$`)
+
+// harness names the client of the point with id.
+func harness(id string) string {
+	if sweepID.MatchString(id) {
+		return HarnessSweep
+	}
+	return HarnessInferenceMAX
 }
 
 // Load reads the embedded copy of testdata/measured-serving.csv.
@@ -53,7 +90,7 @@ func Read(r io.Reader) ([]Point, error) {
 		col[strings.TrimSpace(h)] = i
 	}
 	for _, h := range []string{"id", "model", "gpu", "backend", "weights_dtype", "gemm_quant_mode", "kv_dtype", "tp", "pp",
-		"attention_dp", "moe_ep", "concurrency", "isl", "osl", "ttft_ms", "tpot_ms"} {
+		"attention_dp", "moe_tp", "moe_ep", "concurrency", "isl", "osl", "ttft_ms", "tpot_ms"} {
 		if _, ok := col[h]; !ok {
 			return nil, fmt.Errorf("servingcal: column %q missing", h)
 		}
@@ -73,11 +110,11 @@ func Read(r io.Reader) ([]Point, error) {
 func parsePoint(rec []string, col map[string]int) (Point, error) {
 	get := func(k string) string { return strings.TrimSpace(rec[col[k]]) }
 	p := Point{ID: get("id"), Model: get("model"), GPU: get("gpu"), Engine: get("backend"), Weights: get("weights_dtype"),
-		Quant: get("gemm_quant_mode"), KV: get("kv_dtype")}
+		Quant: get("gemm_quant_mode"), KV: get("kv_dtype"), Harness: harness(get("id"))}
 	ints := []struct {
 		k string
 		v *int
-	}{{"tp", &p.TP}, {"pp", &p.PP}, {"attention_dp", &p.AttentionDP}, {"moe_ep", &p.ExpertEP}, {"isl", &p.Input}, {"osl", &p.Output}}
+	}{{"tp", &p.TP}, {"pp", &p.PP}, {"attention_dp", &p.AttentionDP}, {"moe_tp", &p.ExpertTP}, {"moe_ep", &p.ExpertEP}, {"isl", &p.Input}, {"osl", &p.Output}}
 	for _, f := range ints {
 		n, err := strconv.Atoi(get(f.k))
 		if err != nil || n < 1 {
