@@ -252,6 +252,9 @@ func (p *Plan) parsePP(s string) error {
 		if p.VPP, err = parseCount(v); err != nil {
 			return err
 		}
+		if p.VPP < 1 {
+			return fmt.Errorf("pp%sv%s: %d virtual stages (want v >= 1, or no v for one)", n, v, p.VPP)
+		}
 		s = n
 	}
 	var err error
