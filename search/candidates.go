@@ -53,9 +53,9 @@ func (s Space) splits(m *costmodel.Model, job Job, gpus int, c *Counts) iter.Seq
 							}
 							p.EP, p.ETP = ep, etp
 							for _, vpp := range s.VPP {
-								for _, extra := range s.MidExtra {
-									for _, shift := range s.EndShift {
-										first, last, r := layerSplit(m.Layers, pp, vpp, extra, shift)
+								for i, extra := range s.MidExtra {
+									for j, shift := range s.EndShift {
+										first, last, r := layerSplit(m.Layers, pp, vpp, moot(extra, i, pp <= 2), moot(shift, j, pp == 1))
 										if r != noReason {
 											c.reject(r, n.split)
 											continue
@@ -190,4 +190,17 @@ func (s Space) Candidates(m *costmodel.Model, job Job, gpus int, c *Counts) iter
 			}
 		}
 	}
+}
+
+// moot is axis value v (the i-th of its axis) where the axis changes
+// nothing: a mid-stage extra without middle stages (pp <= 2), an end
+// shift without a split (pp 1). There the axis's first value stands for
+// the balanced split, and layerSplit rejects the others as duplicates;
+// otherwise an axis without 0 (--mid-extra 10) would drop every plan
+// with fewer stages.
+func moot(v, i int, none bool) int {
+	if none && i == 0 {
+		return 0
+	}
+	return v
 }

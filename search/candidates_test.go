@@ -76,6 +76,7 @@ func TestCandidatesAreCanonicalAndCounted(t *testing.T) {
 		{"deepseek-v3", Job{Seq: 4096, GlobalBatch: 1024}, 256, 8, Space{}},
 		{"gpt3-175b", Job{Seq: 2048, GlobalBatch: 1536, Schedule: costmodel.GPipe}, 64, 8, Space{SP: []bool{true}, ZeRO: []int{3, 1}, EndShift: []int{-2, 0, 3}}},
 		{"llama3-8b", Job{Seq: 131072, GlobalBatch: 64}, 72, 72, Space{CP: []int{1, 2, 4, 8}}},
+		{"llama3-8b", Job{Seq: 4096, GlobalBatch: 64}, 8, 8, Space{MidExtra: []int{1, 10}, EndShift: []int{2}}},
 	}
 	for _, c := range cases {
 		m := model(t, c.model)
@@ -98,6 +99,27 @@ func TestCandidatesAreCanonicalAndCounted(t *testing.T) {
 		if len(seen) == 0 {
 			t.Errorf("%s: no candidates", c.model)
 		}
+	}
+}
+
+// TestAxesWithoutZero: an extra-layers or end-shift axis without 0
+// still yields the plans it cannot change (one stage, two stages), once.
+func TestAxesWithoutZero(t *testing.T) {
+	m := model(t, "llama3-8b")
+	job := Job{Seq: 4096, GlobalBatch: 64}
+	s := DefaultSpace(m, job, 8, 8).Restrict(Space{PP: []int{1, 2}, MidExtra: []int{10, 11}, EndShift: []int{2, 3}})
+	var counts Counts
+	stages := map[int]int{}
+	for p := range s.Candidates(m, job, 8, &counts) {
+		stages[p.PP]++
+	}
+	ref := DefaultSpace(m, job, 8, 8).Restrict(Space{PP: []int{1, 2}, MidExtra: []int{0}, EndShift: []int{0, 2, 3}})
+	want := map[int]int{}
+	for p := range ref.Candidates(m, job, 8, &counts) {
+		want[p.PP]++
+	}
+	if stages[1] == 0 || stages[1] != want[1] || stages[2] == 0 {
+		t.Errorf("pp 1 / pp 2 candidates with axes without 0: %d / %d, want %d / some", stages[1], stages[2], want[1])
 	}
 }
 
