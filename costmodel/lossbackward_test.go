@@ -51,6 +51,13 @@ func TestLossBackward(t *testing.T) {
 		if !closeTo(float64(last.LossBackward), want) {
 			t.Errorf("%v: last stage loss backward %v, want %v", p, last.LossBackward, hardware.Bytes(want))
 		}
+		tl, err := StepTimeline(p, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := float64(tl.Points[tl.Peak].Total) - float64(last.Total); d > 1e-6*float64(last.Total) || d < -1e-6*float64(last.Total) {
+			t.Errorf("%v: timeline peak %v, stage total %v", p, tl.Points[tl.Peak].Total, last.Total)
+		}
 		if got := e.Stage(p, 0).LossBackward; got != 0 {
 			t.Errorf("%v: first stage loss backward %v, want 0", p, got)
 		}

@@ -174,7 +174,7 @@ func StepTimeline(p Plan, s StageMemory) (Timeline, error) {
 		pt := TimelinePoint{Pass: ps, Start: t}
 		own := held(ps)
 		if ps.Backward {
-			pt.Activations = hardware.Bytes(acts) + s.RecomputeWorkingSet
+			pt.Activations = hardware.Bytes(acts) + s.RecomputeWorkingSet + s.LossBackward
 			acts -= own
 			t += backward / v
 		} else {
