@@ -23,9 +23,26 @@ const (
 	KernelFA2
 	// KernelFA3 is FlashAttention-3 or cuDNN fused attention on Hopper.
 	KernelFA3
+	// KernelTriton is FlashAttention written in Triton (the Triton
+	// tutorial kernel with an additive bias, which llm-foundry's
+	// attn_impl triton runs for MPT's ALiBi), at FlashAttention-2's
+	// speed divided by tritonForward and tritonBackward.
+	KernelTriton
 )
 
-var kernelNames = [...]string{"best", "fa2", "fa3"}
+var kernelNames = [...]string{"best", "fa2", "fa3", "triton"}
+
+// tritonForward and tritonBackward are how much faster
+// FlashAttention-2 is than FlashAttention in Triton on A100: "around
+// 1.3-1.5x faster than FlashAttention in Triton in the forward pass and
+// around 2x faster in the backward pass" (Dao 2023, arXiv:2307.08691,
+// sec. 4.1; the forward at the middle of the range). No later figure is
+// published, so other generations take the same ratios against their
+// FlashAttention-2.
+const (
+	tritonForward  = 1.4
+	tritonBackward = 2.0
+)
 
 func (k Kernel) String() string {
 	if k < 0 || int(k) >= len(kernelNames) {
@@ -44,14 +61,14 @@ func (k *Kernel) UnmarshalText(b []byte) error {
 	return err
 }
 
-// ParseKernel reads a kernel name: best, fa2 or fa3.
+// ParseKernel reads a kernel name: best, fa2, fa3 or triton.
 func ParseKernel(s string) (Kernel, error) {
 	for i, n := range kernelNames {
 		if s == n {
 			return Kernel(i), nil
 		}
 	}
-	return 0, fmt.Errorf("efficiency: unknown attention kernel %q (valid: best, fa2, fa3)", s)
+	return 0, fmt.Errorf("efficiency: unknown attention kernel %q (valid: best, fa2, fa3, triton)", s)
 }
 
 // benchmark is a kernel's published forward speed at one shape: bf16,
@@ -85,6 +102,12 @@ const fa2OverFA3 = 370.0 / 648
 func (a Attention) WithKernel(arch hardware.Arch, k Kernel) (Attention, string) {
 	if arch == hardware.CDNA3 {
 		return a, ""
+	}
+	if k == KernelTriton {
+		t, src := a.WithKernel(arch, KernelFA2)
+		t.Ceiling /= tritonForward
+		t.BackwardRatio *= tritonForward / tritonBackward
+		return t, "FlashAttention in Triton at 1/1.4 (forward) and 1/2 (backward) of FlashAttention-2 (Dao 2023, sec. 4.1); " + src
 	}
 	if k == KernelBest {
 		k = KernelFA3
