@@ -17,7 +17,9 @@ import "github.com/gpu-planner/planner/hardware"
 // then the only copy of those weights; the fp32 master weights and the
 // gradients stay. The embedding and the output layer keep their 16-bit
 // weights. A recipe without cached low-format weights (bf16, fp16,
-// torchao's rowwise FP8) and a LoRA plan are left as they are.
+// torchao's rowwise FP8) and a LoRA plan are left as they are. Memory
+// only: the data-parallel parameter all-gather, which the setting also
+// runs in FP8, is still priced at the 16-bit weight size (commplan.go).
 func (e *Evaluator) fp8ParamStorage(p Plan, s *StageMemory, weight float64) {
 	if !e.fp8Params(p) {
 		return
