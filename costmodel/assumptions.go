@@ -61,6 +61,11 @@ type Assumptions struct {
 	// added into fp32 ones in a pass of their own, and those all-reduced
 	// over dp after the last micro-batch instead of reduce-scattered.
 	BF16OptimizerGrads bool `json:"bf16_optimizer_grads,omitempty"`
+	// FP8ParamStorage keeps the transformer layers' weights only in the
+	// recipe's low format (Megatron-Core's fp8_param_gather: "keep the
+	// compute param in fp8 (do not use any other intermediate dtype)";
+	// fp8params.go): no 16-bit copy beside the low-format one.
+	FP8ParamStorage bool `json:"fp8_param_storage,omitempty"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

@@ -253,6 +253,7 @@ func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 		}
 	}
 	s.LowPrecisionWeights = lowPrecisionWeights(p, e.localLayerParams(p, s))
+	e.fp8ParamStorage(p, s, sb.Weight)
 }
 
 // stageUnsharded is ZeRO-3's working set when the pipeline keeps a

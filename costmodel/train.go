@@ -143,9 +143,15 @@ func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
 	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
 	n := p.ShardDegree()
 	where := fmt.Sprintf("%s params/GPU (stage %d of pp=%d, %d layers, tp=%d)", FormatCount(s.Params), s.Stage, p.PP, s.Layers, p.TP)
+	weights := Line{Name: "weights (" + weightDType(p) + ")", Group: GroupStates, Bytes: s.Weights,
+		Formula: sharded(perParam(sb.Weight)+" x "+where, p.ZeRO, 3, n), Source: srcZeRO}
+	if e.fp8Params(p) {
+		weights.Name = "weights (" + weightDType(p) + ": embedding and output layer; the layers' in " + p.Precision.String() + ")"
+		weights.Formula = sharded(perParam(sb.Weight)+" x ("+where+" - layer params/GPU)", p.ZeRO, 3, n)
+		weights.Source = srcZeRO + "; " + srcFP8Params
+	}
 	lines := []Line{
-		{Name: "weights (" + weightDType(p) + ")", Group: GroupStates, Bytes: s.Weights,
-			Formula: sharded(perParam(sb.Weight)+" x "+where, p.ZeRO, 3, n), Source: srcZeRO},
+		weights,
 		{Name: "gradients", Group: GroupStates, Bytes: s.Gradients,
 			Formula: sharded(perParam(sb.Grad)+" x P_gpu", p.ZeRO, 2, n), Source: srcZeRO},
 		{Name: "optimizer: fp32 master weights", Group: GroupStates, Bytes: s.MasterWeights,

@@ -73,6 +73,9 @@ type memoryTableOut struct {
 	Unreported    int            `json:"unreported_ran"`
 	UnreportedFit int            `json:"unreported_predicted_to_fit"`
 	NotFitting    []memoryRowOut `json:"unreported_not_predicted_to_fit"`
+	// SingleLayers: runs that timed single layers of a plan predicted not
+	// to fit as a whole model, not counted in Unreported.
+	SingleLayers []memoryRowOut `json:"unreported_single_layer_runs"`
 }
 
 type memoryRowOut struct {
@@ -98,6 +101,10 @@ func memoryTableJSON(t calibration.MemoryTable) memoryTableOut {
 	out.Unreported, out.UnreportedFit, out.NotFitting = t.Unreported.Rows, t.Unreported.Fit, []memoryRowOut{}
 	for _, m := range t.Unreported.NotFit {
 		out.NotFitting = append(out.NotFitting, memoryRowJSON(m))
+	}
+	out.SingleLayers = []memoryRowOut{}
+	for _, m := range t.Unreported.Layers {
+		out.SingleLayers = append(out.SingleLayers, memoryRowJSON(m))
 	}
 	for _, m := range t.Rows {
 		out.Rows = append(out.Rows, memoryRowJSON(m))

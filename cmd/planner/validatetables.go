@@ -131,7 +131,17 @@ func writeMemoryTable(w io.Writer, t calibration.MemoryTable, wide bool) {
 func writeUnreported(w io.Writer, f calibration.RanFit) {
 	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("compared runs that report no memory: %d of %d predicted to fit at the whole HBM; the others:",
 		f.Fit, f.Rows), textWidth, "    "))
-	for _, m := range f.NotFit {
+	writeNotFit(w, f.NotFit)
+	if len(f.Layers) > 0 {
+		fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("not counted: %d timed single layers of a plan predicted not to fit as a whole model:",
+			len(f.Layers)), textWidth, "    "))
+		writeNotFit(w, f.Layers)
+	}
+}
+
+// writeNotFit lists runs predicted not to fit, each with its reasons.
+func writeNotFit(w io.Writer, rows []calibration.MemoryRow) {
+	for _, m := range rows {
 		fmt.Fprintf(w, "  %-6s %-26s %-20s %10v of %v\n", m.Row.ID(), clip(m.Row.Source(), 26), clip(m.Row.Get("model"), 20), m.Peak, m.Budget)
 		fmt.Fprintf(w, "         %s\n", wrapText(m.Reason, textWidth, strings.Repeat(" ", 9)))
 	}

@@ -62,6 +62,13 @@ type Case struct {
 	// layer in one graph launch after the MoE layer's token-count sync
 	// (MoEHostSync 0); MoE cases only.
 	GraphsHideHostSync bool
+	// FP8Params: the recipe keeps the layers' weights in its low format
+	// only (costmodel.Assumptions.FP8ParamStorage; bridgeFP8Params).
+	FP8Params bool
+	// RecipeMemory is what the source's recipe states about recompute,
+	// activation offload and weight storage where the row's columns do
+	// not, for the fit check's reason (fitReason); empty when unknown.
+	RecipeMemory string
 }
 
 // Skip is a row the model does not cover, and why.
@@ -76,6 +83,7 @@ type Skip struct {
 // no tokens, and the all-to-alls overlap compute where the recipe says so.
 func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
 	a := c.fw.Apply(base)
+	a.FP8ParamStorage = a.FP8ParamStorage || c.FP8Params
 	if c.MoE() {
 		a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap = 1, 0, c.EPCommOverlap
 		a.EPNodeDedup = c.EPNodeDedup
@@ -164,6 +172,8 @@ func newSetup(r Row) (Case, error) {
 		return Case{}, err
 	}
 	c.bridgeRecipes()
+	c.bridgeFP8Params()
+	c.bridgeMemory()
 	return c, nil
 }
 

@@ -14,6 +14,10 @@ type RanFit struct {
 	// others, each with its Reason.
 	Rows, Fit int
 	NotFit    []MemoryRow
+	// Layers are the cases that time single layers (LayerTime) and are
+	// predicted not to fit as a whole model: not whole-model runs, so not
+	// counted in Rows, listed with their Reason.
+	Layers []MemoryRow
 }
 
 // ranFit checks every compared case (one per experiment, as Cases keeps
@@ -31,6 +35,11 @@ func ranFit(rows []Row, base costmodel.Assumptions) RanFit {
 		}
 		m.WholeHBM, m.Budget = true, c.Cluster.GPU.HBM
 		m.Fits = m.Peak <= m.Budget
+		if !m.Fits && c.Target.Metric == LayerTime {
+			m.Reason = c.fitReason()
+			f.Layers = append(f.Layers, m)
+			continue
+		}
 		f.Rows++
 		if m.Fits {
 			f.Fit++
@@ -46,15 +55,59 @@ func ranFit(rows []Row, base costmodel.Assumptions) RanFit {
 // ran is predicted not to fit.
 func (c Case) fitReason() string {
 	var why []string
-	if c.Target.Metric == LayerTime {
+	note := sourceMemory[c.Row.Source()]
+	switch {
+	case note != "":
+		why = append(why, note)
+	case c.Target.Metric == LayerTime:
 		why = append(why, "the source times single layers; it does not claim that the whole model ran in this plan")
 	}
 	rc := c.Row.Get("recompute")
-	if has(rc, "not stated") || has(rc, "per recipe") {
+	switch {
+	case c.RecipeMemory != "":
+		why = append(why, c.RecipeMemory)
+	case note == "" && (has(rc, "not stated") || has(rc, "per recipe")):
 		why = append(why, "the source does not state its recompute or activation offload (the case assumes "+c.Plan.Recompute.String()+")")
 	}
 	if len(why) == 0 {
 		return "over-predicted; no setting the row states explains it"
 	}
 	return strings.Join(why, "; ")
+}
+
+// sourceMemory is what a source states about the memory of the plans
+// it reports, for the fit check's reasons.
+var sourceMemory = map[string]string{
+	// Korthikanti et al. 2022 (arXiv:2205.05198), sec. 1 and Figure 1:
+	// "for all these cases, the required memory for the baseline cases
+	// is above the 80GB memory provided by an NVIDIA A100 GPU"; sec.
+	// 6.1: "Without the memory savings provided by sequence parallelism
+	// and selective recompute together, none of the these models will
+	// fit into memory"; Table 4 times "a single transformer layer of the
+	// 22B model".
+	"korthikanti2022_table4": "the paper says that its 22B model without recompute needs more than the A100's 80 GB " +
+		"(sec. 1, Figure 1) and that without sequence parallelism and selective recompute together none of its models " +
+		"fits (sec. 6.1): Table 4 times single layers in this plan; the whole model did not run in it",
+	// Dubey et al. 2024 (arXiv:2407.21783), sec. 3.3.2: one layer fewer
+	// on the first and last stages, "we could pre-train Llama 3 on
+	// sequences of 8K tokens without activation checkpointing", the
+	// micro-batches run back to back (N, Figure 6) tunable, V not given.
+	"llama3_paper_table4": "the paper trains 8K sequences without activation checkpointing and with one layer fewer on " +
+		"the first and last stages (sec. 3.3.2), as the case does; it tunes the micro-batches run back to back (N, " +
+		"Figure 6) and states neither N nor the interleaving V of this run, so the micro-batches in flight (vpp 8 " +
+		"under Megatron's warm-up) are the case's assumption",
+	// NVIDIA NeMo 24.07 performance summary; NVIDIA/NeMo-Framework-
+	// Launcher tag 24.07 (8325688d8), launcher_scripts/conf/training/
+	// nemotron/nemotron_340b.yaml and conf/fine_tuning/llama/squad.yaml.
+	"nemo_perf_summary_24.07": "the summary names no recipe and NeMo-Framework-Launcher 24.07 has none for this " +
+		"layout (conf/training/nemotron/nemotron_340b.yaml is 768 nodes at tp 8, pp 12, vpp 8 with selective " +
+		"recompute and fp8 off; conf/fine_tuning/llama/squad.yaml is Llama 2 7B's tp 1, pp 1 defaults): recompute, " +
+		"FP8 weight storage and activation offload are not known (the case assumes none)",
+	// Narayanan et al. 2021 (arXiv:2104.04473), Table 2; DeepSpeed
+	// v0.3.15 stage3.py (costmodel/zero3matrices.go).
+	"narayanan2021_table2": "the paper states no ZeRO-3 memory settings; the memory model holds one whole layer's " +
+		"gathered weights and gradients, while DeepSpeed v0.3's ZeRO-3 gathers one weight matrix at a time, " +
+		"prefetches only under stage3_max_live_parameters (1e9; each MLP matrix here holds 1.68e9) and releases " +
+		"after use: that per-matrix live set is not modeled for memory; activation-checkpoint options " +
+		"(partition_activations, cpu_checkpointing) are not stated (the case keeps the checkpoints on the GPU)",
 }
