@@ -88,16 +88,12 @@ const (
 	SetZeRO3Calls  = "zero-3 collectives"
 )
 
-// Settings lists what the preset sets, each with its source.
+// Settings lists what the preset sets, each with its source: the
+// preset's citation, or for the behaviour every framework shares when the
+// preset does not change it (per-layer ZeRO-3 gathers, a fused loss) that
+// behaviour's own source.
 func (p Preset) Settings() []Setting {
-	elem := "fused"
-	if p.UnfusedElementwise {
-		elem = "eager (unfused)"
-	}
-	grad := "bf16"
-	if p.GradAccumFP32 {
-		grad = "fp32"
-	}
+	grad := either(p.GradAccumFP32, "fp32", "bf16")
 	if p.BF16OptimizerGrads {
 		grad = "fp32, accumulated per micro-batch, all-reduced"
 	}
@@ -109,41 +105,32 @@ func (p Preset) Settings() []Setting {
 	if rec == "" {
 		rec = "none"
 	}
-	fsdpPP := "per layer"
-	if p.FSDPUnshardedUnderPP {
-		fsdpPP = "stage kept unsharded"
-	}
-	loss := "fused, in place"
-	if p.EagerCrossEntropy {
-		loss = "eager on fp32 logits"
-	}
-	z3 := "per layer"
-	if p.ZeRO3PerMatrix {
-		z3 = "per weight matrix, list form"
-	}
-	cp := "ring"
-	if p.CPAllGather {
-		cp = "all-gather"
-	}
-	s := []Setting{{SetAttention, p.Attention.String(), ""}, {SetKernel, p.Kernel.String(), ""}, {SetCP, cp, ""},
-		{SetElementwise, elem, ""},
+	s := []Setting{{SetAttention, p.Attention.String(), ""}, {SetKernel, p.Kernel.String(), ""},
+		{SetCP, either(p.CPAllGather, "all-gather", "ring"), ""},
+		{SetElementwise, either(p.UnfusedElementwise, "eager (unfused)", "fused"), ""},
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
 		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
-		{SetFSDPUnderPP, fsdpPP, ""}, {SetZeRO3Calls, z3, ""}, {SetLoss, loss, ""}}
+		{SetFSDPUnderPP, either(p.FSDPUnshardedUnderPP, "stage kept unsharded", "per layer"),
+			either(p.FSDPUnshardedUnderPP, "", srcFSDPPerLayer)},
+		{SetZeRO3Calls, either(p.ZeRO3PerMatrix, "per weight matrix, list form", "per layer"),
+			either(p.ZeRO3PerMatrix, "", srcFSDPPerLayer)},
+		{SetLoss, either(p.EagerCrossEntropy, "eager on fp32 logits", "fused, in place"),
+			either(p.EagerCrossEntropy, "", srcFusedLoss)}}
 	for i := range s {
-		s[i].Source = p.Cite[s[i].Name]
-	}
-	if !p.FSDPUnshardedUnderPP {
-		s[len(s)-3].Source = srcFSDPPerLayer
-	}
-	if !p.ZeRO3PerMatrix {
-		s[len(s)-2].Source = srcFSDPPerLayer
-	}
-	if !p.EagerCrossEntropy && s[len(s)-1].Source == "" {
-		s[len(s)-1].Source = srcFusedLoss
+		if s[i].Source == "" {
+			s[i].Source = p.Cite[s[i].Name]
+		}
 	}
 	return s
+}
+
+// either is yes when b holds, else no.
+func either(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
 }
 
 // srcFSDPPerLayer is ZeRO-3's per-layer gather, the behaviour of every
@@ -154,12 +141,7 @@ const srcFSDPPerLayer = "ZeRO-3 / FSDP gathers one layer at a time and frees it 
 // tensor is the fp32 softmax.
 const srcFusedLoss = "Megatron-Core tensor_parallel/cross_entropy.py: VocabParallelCrossEntropy saves the softmax and writes the gradient into it in place (Korthikanti et al. 2022, sec. 4.3: 4sbv/t)"
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
+func onOff(b bool) string { return either(b, "on", "off") }
 
 // Apply sets the preset's assumptions in a.
 func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
