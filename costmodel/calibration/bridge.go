@@ -1,6 +1,7 @@
 package calibration
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -53,13 +54,21 @@ func (c *Case) offloadLayers(n int) {
 	}
 	p := c.Plan
 	p.OffloadActivationLayers = n
+	c.recipePlan(p, fmt.Sprintf("cpu_offloading_num_layers %d", n),
+		fmt.Sprintf("Megatron-FSDP, activations of %d layers in host memory", n))
+}
+
+// recipePlan replaces the case's plan by p, a recipe setting (what) the
+// table's columns do not carry, and records it with how the model reads
+// it; a plan the layout cannot take keeps the case's own and says why.
+func (c *Case) recipePlan(p costmodel.Plan, what, how string) {
 	q, err := p.Normalize(c.Model, c.Cluster.GPUs())
 	if err != nil {
-		assume(&c.Assumed, "recipe: cpu_offloading_num_layers %d (not modeled: %v)", n, err)
+		assume(&c.Assumed, "recipe: %s (not modeled: %v)", what, err)
 		return
 	}
 	c.Plan = q
-	assume(&c.Assumed, "recipe: Megatron-FSDP, cpu_offloading_num_layers %d (activations of %d layers in host memory)", n, n)
+	assume(&c.Assumed, "recipe: %s (%s)", what, how)
 }
 
 // moeRecipe is what one Megatron-Bridge MoE performance recipe sets
@@ -175,11 +184,5 @@ func (c *Case) recomputeModules(names string) {
 func (c *Case) blockRecompute(n int) {
 	p := c.Plan
 	p.Recompute, p.RecomputeModules, p.RecomputeMethod, p.RecomputeLayers = costmodel.Full, 0, costmodel.Block, n
-	q, err := p.Normalize(c.Model, c.Cluster.GPUs())
-	if err != nil {
-		assume(&c.Assumed, "recipe: recompute_num_layers %d (not modeled: %v)", n, err)
-		return
-	}
-	c.Plan = q
-	assume(&c.Assumed, "recipe: recompute_num_layers %d (recompute_granularity full, recompute_method block)", n)
+	c.recipePlan(p, fmt.Sprintf("recompute_num_layers %d", n), "recompute_granularity full, recompute_method block")
 }
