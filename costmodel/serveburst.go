@@ -45,8 +45,11 @@ func (b batchModel) burst(l ServeLoad, R float64) openingBurst {
 
 // burstSteps is the mean over j = 1..n of ceil(j x I / B): the steps
 // the j-th of n prompts of I tokens waits at a budget of B prompt
-// tokens per step.
+// tokens per step; 0 without prompts.
 func burstSteps(n int, I, B float64) float64 {
+	if n <= 0 {
+		return 0
+	}
 	var s float64
 	for j := 1; j <= n; j++ {
 		s += math.Ceil(float64(j)*I/B - 1e-9)
