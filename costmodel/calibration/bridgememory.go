@@ -61,10 +61,6 @@ var bridgeMemoryRecipes = []bridgeMemoryRecipe{
 		note: "the recipe (_LLAMA3_70B_SFT_CONFIG_GB300, llama3_workload_base_configs.py, r0.5.0) sets no recompute and no " +
 			"activation offload; it sets disable_parameter_transpose_cache (llama3_llm_finetune.py), which the model " +
 			"does not express (the FP8 weights' transposes still counted)"},
-	{model: "llama-3-70b", gpu: "gb300", task: "pretrain", tp: 1, pp: 4, cp: 1, vpp: 0, mbs: 2,
-		note: "the release's recipe (LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_MX_V2, llama3_workload_base_configs.py, r0.3.0) " +
-			"is pp 4 with vpp 5 and micro-batch 1, not the table's micro-batch 2 without interleaving, and sets no " +
-			"recompute or activation offload; no recipe of the release states how the table's layout fit"},
 }
 
 // bridgeMemory sets the case's RecipeMemory from bridgeMemoryRecipes.

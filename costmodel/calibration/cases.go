@@ -171,6 +171,7 @@ func newSetup(r Row) (Case, error) {
 	if err = c.plan(); err != nil {
 		return Case{}, err
 	}
+	c.bridgeTableLayout()
 	c.bridgeRecipes()
 	c.bridgeFP8Params()
 	c.bridgeMemory()
