@@ -17,7 +17,16 @@ import "github.com/gpu-planner/planner/hardware"
 //     gives the same for equal chunks without an embedding or logits.
 //   - GPipe (Huang et al. 2019): all m micro-batches.
 //
-// Never more than the m micro-batches of the step.
+// Never more than the m micro-batches of the step. What crosses a stage
+// boundary adds nothing per micro-batch: a stage's output is freed once
+// sent, its autograd node kept (Megatron-Core
+// pipeline_parallel/schedules.py, deallocate_output_tensor, "This
+// method should be called right after the output tensor has been sent
+// to the next pipeline stage", under deallocate_pipeline_outputs; Dubey
+// et al. 2024, sec. 3.3.2: "we proactively deallocate tensors that will
+// not be used for future computation, including the input and output
+// tensors of each pipeline stage"), and the received input is the tensor
+// the first layer's norm saves, counted with that layer.
 func (p Plan) inFlight(r, m int) float64 {
 	switch {
 	case p.PP == 1:
