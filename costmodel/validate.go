@@ -51,6 +51,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.checkSequence(); err != nil {
 		return p, err
 	}
+	if err := p.checkPacking(); err != nil {
+		return p, err
+	}
 	if err := p.checkBatch(); err != nil {
 		return p, err
 	}
