@@ -183,9 +183,5 @@ func (c *Case) lora(p *costmodel.Plan) error {
 	}
 	p.Task, p.LoRARank, p.LoRATargets = costmodel.LoRA, s.rank, s.targets
 	assume(&c.Assumed, "%s", s.note)
-	// Both sources pack SQuAD into full-length sequences: NeMo 24.07's
-	// table says so (the row's notes), Megatron-Bridge's recipe passes
-	// packed_sequence=True (llama3_llm_finetune.py).
-	assume(&c.Assumed, "packed SQuAD: attention priced over the whole sequence, not per sample (outside the fit)")
 	return nil
 }
