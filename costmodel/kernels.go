@@ -362,6 +362,7 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		q.adapter(h, sh.heads*qk, TargetQ)
 		q.adapter(h, sh.kv*qk, TargetK)
 		q.adapter(h, sh.kv*qk, TargetV)
+		q.adapter(h, (sh.heads+2*sh.kv)*qk, TargetQKV)
 		if m.QKNorm {
 			q.norm((sh.heads + sh.kv) * qk)
 		}

@@ -45,7 +45,7 @@ func (m *Model) loraMatrices(t, et int, moe bool, experts float64) []adapterDims
 		d := float64(m.HeadDim)
 		kv := m.kvPerRank(t) * d
 		ds = append(ds, adapterDims{h, heads * d, TargetQ, 1}, adapterDims{h, kv, TargetK, 1}, adapterDims{h, kv, TargetV, 1},
-			adapterDims{heads * d, h, TargetO, 1})
+			adapterDims{heads * d, h, TargetO, 1}, adapterDims{h, heads*d + 2*kv, TargetQKV, 1})
 	}
 	mlp := func(f int, split, copies float64) {
 		ff := float64(f) / split
@@ -243,7 +243,7 @@ func (m *Model) adaptedPerToken(t LoRATargets, moe bool) float64 {
 		}
 		return n
 	}
-	attn := count(TargetQ, TargetK, TargetV, TargetO)
+	attn := count(TargetQ, TargetK, TargetV, TargetO, TargetQKV)
 	mlp := count(TargetUp, TargetDown)
 	if m.MLP == SwiGLU {
 		mlp += count(TargetGate)

@@ -19,7 +19,7 @@ type tuneFlags struct {
 func (f *tuneFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.task, "task", "pretrain", "what trains: pretrain, full (fine-tune every weight), lora, qlora (4-bit NF4 base)")
 	fs.IntVar(&f.rank, "lora-rank", costmodel.DefaultLoRARank, "LoRA adapter rank r (lora, qlora)")
-	fs.StringVar(&f.targets, "lora-targets", costmodel.AllTargets.String(), "comma-separated matrices with adapters: q, k, v, o, gate, up, down, or all (lora, qlora)")
+	fs.StringVar(&f.targets, "lora-targets", costmodel.AllTargets.String(), "comma-separated matrices with adapters: q, k, v, o, gate, up, down, or all; qkv is one adapter on the fused QKV projection (Megatron's linear_qkv) in place of q, k, v (lora, qlora)")
 	fs.StringVar(&f.base, "base-dtype", "bf16", "frozen base weights: bf16 or fp8 (lora); qlora is nf4")
 	fs.StringVar(&f.offload, "offload", "none", "model states in host memory: none, optimizer (ZeRO-Offload, zero >= 1), params (ZeRO-Infinity, zero 3)")
 	fs.IntVar(&f.packed, "packed-sample-tokens", 0, "sequences packed from short samples, attention within each (THD / cu_seqlens): the samples' length-weighted mean length E[len^2]/E[len], tokens, at most --seq (0: not packed)")

@@ -172,6 +172,7 @@ func newSetup(r Row) (Case, error) {
 		return Case{}, err
 	}
 	c.bridgeRecipes()
+	c.nemoRecipes()
 	c.bridgeFP8Params()
 	c.bridgeMemory()
 	return c, nil
