@@ -34,6 +34,7 @@ var nemoFinetuneRecipes = []nemoFinetuneRecipe{
 // weights are FP8 tensors): a trained model keeps them in FP8 only
 // (costmodel.Assumptions.FP8ParamStorage), a LoRA base is an FP8 base.
 func (c *Case) nemoRecipes() {
+	c.nemotron340BOptimizer()
 	r, ok := c.nemoRecipe()
 	if !ok {
 		return
@@ -48,12 +49,29 @@ func (c *Case) nemoRecipes() {
 		p.SP = true
 		what += ", sequence_parallel"
 	}
+	how := "FP8 weights"
 	if p.Task.Adapted() {
 		p.BaseDType = costmodel.BaseFP8
 	} else {
-		c.FP8Params = true
+		c.FP8Params, c.BF16Optimizer = true, true
+		what += "; conf/peft/llama/sft.yaml optim distributed_fused_adam, dtype bf16, grad_sync_dtype bf16"
+		how += ", bf16 optimizer state, weight copy and gradients"
 	}
-	c.recipePlan(p, what+", fp8_params", "FP8 weights")
+	c.recipePlan(p, what+", fp8_params", how)
+}
+
+// nemotron340BOptimizer: the only Nemotron-4 340B training config of
+// NeMo-Framework-Launcher 24.07 (launcher_scripts/conf/training/nemotron/
+// nemotron_340b.yaml) runs distributed_fused_adam with dtype bf16 and
+// grad_sync_dtype bf16. Its layout (tp 8, pp 12, vpp 8, selective
+// recompute, fp8 off) is not the table's, which states no config; the
+// case takes the config's optimizer and keeps the table's layout.
+func (c *Case) nemotron340BOptimizer() {
+	if c.Row.Source() != "nemo_perf_summary_24.07" || !has(c.Row.Get("model"), "nemotron-4-340b") {
+		return
+	}
+	c.BF16Optimizer = true
+	assume(&c.Assumed, "optimizer: distributed_fused_adam, dtype bf16, grad_sync_dtype bf16 (NeMo-Framework-Launcher 24.07 conf/training/nemotron/nemotron_340b.yaml, whose layout differs)")
 }
 
 func (c *Case) nemoRecipe() (nemoFinetuneRecipe, bool) {
