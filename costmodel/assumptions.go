@@ -66,6 +66,11 @@ type Assumptions struct {
 	// compute param in fp8 (do not use any other intermediate dtype)";
 	// fp8params.go): no 16-bit copy beside the low-format one.
 	FP8ParamStorage bool `json:"fp8_param_storage,omitempty"`
+	// BF16OptimizerStates: the optimizer keeps its state in bf16 and
+	// reduces the gradients in bf16, as Apex's DistributedFusedAdam does
+	// under NeMo 1.x's optim dtype: bf16 and grad_sync_dtype: bf16
+	// (ModelStateBytes).
+	BF16OptimizerStates bool `json:"bf16_optimizer_states,omitempty"`
 	// ServeHBMEfficiency is the share of the datasheet HBM bandwidth a
 	// decode step reaches while it streams the weights and the KV cache.
 	ServeHBMEfficiency float64 `json:"serve_hbm_efficiency"`

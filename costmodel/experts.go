@@ -93,9 +93,9 @@ func (e *Evaluator) expertStateLines(p Plan, s StageMemory, sb StateBytes) []Lin
 		{Name: "expert weights (" + weightDType(p) + ")", Group: GroupStates, Bytes: s.ExpertWeights,
 			Formula: f(sb.Weight, where, 3), Source: srcExpertStates},
 		{Name: "expert gradients", Group: GroupStates, Bytes: s.ExpertGradients, Formula: f(sb.Grad, "P_expert", 2), Source: srcExpertStates},
-		{Name: "expert optimizer: fp32 master weights", Group: GroupStates, Bytes: s.ExpertMaster,
+		{Name: "expert optimizer: " + masterName(e.a), Group: GroupStates, Bytes: s.ExpertMaster,
 			Formula: f(sb.Master, "P_expert", 1), Source: srcExpertStates},
-		{Name: "expert optimizer: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.ExpertMoments,
+		{Name: "expert optimizer: " + momentName(p.Optimizer, e.a.BF16OptimizerStates), Group: GroupStates, Bytes: s.ExpertMoments,
 			Formula: f(sb.Moments, "P_expert", 1), Source: srcExpertStates},
 	}
 }

@@ -109,6 +109,14 @@ const (
 	TargetGate
 	TargetUp
 	TargetDown
+	// TargetQKV is one adapter on the fused query-key-value projection
+	// (Megatron-Core's linear_qkv): A is r x h, B is (q + 2 kv) x r, so the
+	// input is read by one A, not three. NeMo 1.x's attention_qkv target
+	// (LoraKQVAdapter) and Megatron-Bridge's LoRA on linear_qkv
+	// (src/megatron/bridge/peft/lora.py wraps the module in one
+	// LoRALinear) are this; Hugging Face PEFT's q_proj, k_proj, v_proj are
+	// three adapters. Not with q, k or v, nor with MLA's split projections.
+	TargetQKV
 )
 
 // AllTargets is every attention and MLP projection, QLoRA's choice
@@ -116,7 +124,7 @@ const (
 // to match full fine-tuning).
 const AllTargets = TargetQ | TargetK | TargetV | TargetO | TargetGate | TargetUp | TargetDown
 
-var targetNames = []string{"q", "k", "v", "o", "gate", "up", "down"}
+var targetNames = []string{"q", "k", "v", "o", "gate", "up", "down", "qkv"}
 
 // String lists the targets, "q,k,v,o,gate,up,down".
 func (t LoRATargets) String() string {
@@ -132,7 +140,7 @@ func (t LoRATargets) String() string {
 func (t LoRATargets) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // ParseLoRATargets reads a comma-separated list of q, k, v, o, gate, up,
-// down (also "all", and PEFT's q_proj ... down_proj).
+// down, qkv (also "all", and PEFT's q_proj ... down_proj).
 func ParseLoRATargets(s string) (LoRATargets, error) {
 	var t LoRATargets
 	for _, f := range strings.Split(s, ",") {
@@ -219,8 +227,10 @@ func (p *Plan) normalizeTune() error {
 	switch {
 	case p.LoRARank < 1 || p.LoRARank > maxLoRARank:
 		return fmt.Errorf("costmodel: LoRA rank %d is not in [1, %d]", p.LoRARank, maxLoRARank)
-	case p.LoRATargets&^AllTargets != 0:
-		return fmt.Errorf("costmodel: LoRA targets %#x name unknown matrices (valid: %s)", uint8(p.LoRATargets), AllTargets)
+	case p.LoRATargets&^(AllTargets|TargetQKV) != 0:
+		return fmt.Errorf("costmodel: LoRA targets %#x name unknown matrices (valid: %s)", uint8(p.LoRATargets), AllTargets|TargetQKV)
+	case p.LoRATargets&TargetQKV != 0 && p.LoRATargets&(TargetQ|TargetK|TargetV) != 0:
+		return fmt.Errorf("costmodel: LoRA targets %s: qkv is one adapter on the fused projection, q, k, v three on separate ones (give one or the other)", p.LoRATargets)
 	case p.Task == LoRA && p.BaseDType == BaseNF4:
 		return fmt.Errorf("costmodel: base dtype nf4 is QLoRA (use task qlora; lora takes bf16 or fp8)")
 	case p.BaseDType < BaseBF16 || p.BaseDType > BaseNF4:

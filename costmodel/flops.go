@@ -3,7 +3,8 @@ package costmodel
 import "github.com/gpu-planner/planner/hardware"
 
 // ForwardFLOPsPerToken is the forward-pass FLOPs of one token in a
-// sequence of seq tokens: 2 FLOPs per multiply-accumulate of every weight
+// sequence of seq tokens (for packed samples, seq is Plan.AttentionSpan,
+// the span the attention runs over): 2 FLOPs per multiply-accumulate of every weight
 // the token passes through (the routed experts it uses, not all experts),
 // the attention scores and weighted values against the keys before it
 // under the causal mask (on average (seq+1)/2 of them), and the output

@@ -136,6 +136,7 @@ type layerShape struct {
 	heads  float64 // attention heads per rank
 	kv     float64 // KV heads per rank
 	keys   float64 // keys each query is multiplied with
+	packs  float64 // samples per sequence for the attention kernels (Plan.packs)
 	tp     float64
 	batch  float64 // sequences per micro-batch
 	cp     float64
@@ -150,16 +151,17 @@ type layerShape struct {
 }
 
 // newLayerShape computes the shape. FlashAttention skips the blocks above
-// the causal diagonal, so a query meets (s+1)/2 keys on average; eager
-// attention (Megatron's baddbmm and fused masked softmax) computes the
-// whole s x s score matrix and masks it.
+// the causal diagonal, so a query meets (L+1)/2 keys on average, L the
+// attention span (the sequence, or the packed samples' length-weighted
+// mean length, packing.go); eager attention (Megatron's baddbmm and fused
+// masked softmax) computes the whole s x s score matrix and masks it.
 func newLayerShape(m *Model, p Plan) layerShape {
 	sh := layerShape{
 		tokens: float64(p.MicroBatch) * float64(p.Seq/p.CP),
 		hs:     float64(m.Hidden), heads: float64(m.Heads) / float64(p.TP),
 		kv: m.kvPerRank(p.TP), tp: float64(p.TP), eager: p.Attention == Eager,
 		batch: float64(p.MicroBatch), cp: float64(p.CP),
-		keys: (float64(p.Seq) + 1) / 2,
+		keys: (float64(p.AttentionSpan()) + 1) / 2, packs: p.packs(),
 	}
 	if p.SP {
 		sh.hs /= sh.tp
@@ -360,6 +362,7 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		q.adapter(h, sh.heads*qk, TargetQ)
 		q.adapter(h, sh.kv*qk, TargetK)
 		q.adapter(h, sh.kv*qk, TargetV)
+		q.adapter(h, (sh.heads+2*sh.kv)*qk, TargetQKV)
 		if m.QKNorm {
 			q.norm((sh.heads + sh.kv) * qk)
 		}
@@ -416,14 +419,14 @@ func coreKernels(q pass, sh layerShape, qk, v float64, dropout bool) {
 }
 
 // fusedAttention is the forward and backward seconds of one layer's
-// fused attention on sh: micro-batch x heads (query, key) pairs of
-// sequences, causal over the whole sequence without context parallelism;
-// with it each rank's queries meet on average sh.keys keys (the
-// load-balanced split of Megatron-Core and torchtitan), priced as that
-// many keys without a mask.
+// fused attention on sh: micro-batch x heads x packs causal problems of
+// one packed sample each (the whole sequence when not packed) without
+// context parallelism; with it each rank's queries of a sample meet on
+// average sh.keys keys (the load-balanced split of Megatron-Core and
+// torchtitan), priced as that many keys without a mask.
 func (r rates) fusedAttention(sh layerShape, qk, v float64) (fwd, bwd float64) {
-	bh := sh.heads * sh.batch
-	sq := sh.tokens / sh.batch
+	bh := sh.heads * sh.batch * sh.packs
+	sq := sh.tokens / (sh.batch * sh.packs)
 	if sh.cp == 1 {
 		return r.attn.Forward(bh, sq, sq, qk, v, true), r.attn.Backward(bh, sq, sq, qk, v, true)
 	}

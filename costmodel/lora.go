@@ -45,7 +45,7 @@ func (m *Model) loraMatrices(t, et int, moe bool, experts float64) []adapterDims
 		d := float64(m.HeadDim)
 		kv := m.kvPerRank(t) * d
 		ds = append(ds, adapterDims{h, heads * d, TargetQ, 1}, adapterDims{h, kv, TargetK, 1}, adapterDims{h, kv, TargetV, 1},
-			adapterDims{heads * d, h, TargetO, 1})
+			adapterDims{heads * d, h, TargetO, 1}, adapterDims{h, heads*d + 2*kv, TargetQKV, 1})
 	}
 	mlp := func(f int, split, copies float64) {
 		ff := float64(f) / split
@@ -137,7 +137,7 @@ func (e *Evaluator) shardAdapted(p Plan, s *StageMemory, moe bool) {
 		base /= float64(n)
 	}
 	s.BaseWeights = hardware.Bytes(base)
-	st := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Shard(s.AdapterParams, p.ZeRO, n)
+	st := e.a.ModelStateBytes(p.Precision, p.Optimizer).Shard(s.AdapterParams, p.ZeRO, n)
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
 	if p.BaseDType == BaseNF4 && s.Layers > 0 {
@@ -175,7 +175,7 @@ func (e *Evaluator) dequantBuffer(p Plan, moe bool) hardware.Bytes {
 // and one layer of adapters' weights and gradients (FSDP, as
 // gatherBuffers).
 func (e *Evaluator) adaptedGather(p Plan, moe bool) hardware.Bytes {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	base := e.m.layerParams(p.TP, moe) * p.BaseDType.Bytes()
 	adapters := e.m.layerAdapterParams(p, moe)
 	return hardware.Bytes(2*base + adapters*(2*sb.Weight+sb.Grad))
@@ -183,7 +183,7 @@ func (e *Evaluator) adaptedGather(p Plan, moe bool) hardware.Bytes {
 
 // adaptedStateLines itemizes a LoRA or QLoRA stage's model states.
 func (e *Evaluator) adaptedStateLines(p Plan, s StageMemory) []Line {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	n := p.ShardDegree()
 	layers, ends := e.stageBaseParams(p, s)
 	baseName, baseSrc := "frozen base weights ("+p.BaseDType.String()+"; embedding and output bf16)", srcFrozen
@@ -202,9 +202,9 @@ func (e *Evaluator) adaptedStateLines(p Plan, s StageMemory) []Line {
 			Formula: sharded(perParam(sb.Weight)+" x "+ad, p.ZeRO, 3, n), Source: srcLoRA},
 		{Name: "LoRA adapters: gradients", Group: GroupStates, Bytes: s.Gradients,
 			Formula: sharded(perParam(sb.Grad)+" x P_adapters", p.ZeRO, 2, n), Source: srcLoRA},
-		{Name: "LoRA adapters: fp32 master weights", Group: GroupStates, Bytes: s.MasterWeights,
+		{Name: "LoRA adapters: " + masterName(e.a), Group: GroupStates, Bytes: s.MasterWeights,
 			Formula: sharded(perParam(sb.Master)+" x P_adapters", p.ZeRO, 1, n), Source: srcMixed},
-		{Name: "LoRA adapters: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.Moments,
+		{Name: "LoRA adapters: " + momentName(p.Optimizer, e.a.BF16OptimizerStates), Group: GroupStates, Bytes: s.Moments,
 			Formula: sharded(perParam(sb.Moments)+" x P_adapters", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
 		{Name: "QLoRA: bf16 dequantized copy of one layer", Group: GroupStates, Bytes: s.Dequant,
 			Formula: "one layer's params/GPU x 2 B", Source: srcQLoRA + "; " + srcPEFT},
@@ -243,7 +243,7 @@ func (m *Model) adaptedPerToken(t LoRATargets, moe bool) float64 {
 		}
 		return n
 	}
-	attn := count(TargetQ, TargetK, TargetV, TargetO)
+	attn := count(TargetQ, TargetK, TargetV, TargetO, TargetQKV)
 	mlp := count(TargetUp, TargetDown)
 	if m.MLP == SwiGLU {
 		mlp += count(TargetGate)

@@ -237,7 +237,7 @@ func (e *Evaluator) shardStates(p Plan, s *StageMemory, moe bool) {
 
 // shardFull fills the states of a plan that trains every weight.
 func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	st := sb.Shard(s.Params, p.ZeRO, p.ShardDegree())
 	s.Weights, s.Gradients = hardware.Bytes(st.Weights), hardware.Bytes(st.Gradients)
 	s.MasterWeights, s.Moments = hardware.Bytes(st.Master), hardware.Bytes(st.Moments)
@@ -269,7 +269,7 @@ func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 // reduce dtype. Every layer of the stage holds its unsharded weight and
 // gradient at once.
 func (e *Evaluator) stageUnsharded(p Plan, s *StageMemory) hardware.Bytes {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	return hardware.Bytes(e.localLayerParams(p, s) * (sb.Weight + sb.Grad))
 }
 
@@ -334,7 +334,7 @@ func (e *Evaluator) stageParams(p Plan, r, layers, moe int) float64 {
 // layer's unsharded gradients until they are reduce-scattered (Zhao et
 // al. 2023, "PyTorch FSDP", section 3.3: forward and backward prefetch).
 func (e *Evaluator) gatherBuffers(p Plan, moe bool) hardware.Bytes {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	layer := e.m.layerParams(p.TP, false)
 	if moe {
 		layer = e.m.nonExpertLayerParams(p.TP, true) + e.expertStageParams(p, 1)

@@ -54,7 +54,7 @@ func HostStateBytes(sb StateBytes, params bool) float64 {
 // optimizer states (and the weights with OffloadParams) leave the GPU;
 // the gradients on the GPU shrink to one reduce bucket.
 func (e *Evaluator) offloadStates(p Plan, s *StageMemory) {
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	trained := s.Params
 	if p.Task.Adapted() {
 		trained = s.AdapterParams
@@ -110,7 +110,7 @@ func (e *Evaluator) hostLines(p Plan, s StageMemory) []Line {
 	if p.Offload == NoOffload {
 		return lines
 	}
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	what, src := "optimizer", srcZeROOffload
 	if p.Offload == OffloadParams {
 		what, src = "optimizer and weights", srcZeROInfinity

@@ -266,9 +266,9 @@ func (e *Evaluator) recomputedFLOPsPerToken(p Plan) float64 {
 		a, b := p.stageRecomputed(k, r)
 		rec, moe = rec+a, moe+b
 	}
-	f := float64(rec-moe) * e.m.layerForwardFLOPsPerToken(false, p.Seq)
+	f := float64(rec-moe) * e.m.layerForwardFLOPsPerToken(false, p.AttentionSpan())
 	if moe > 0 {
-		f += float64(moe) * e.m.layerForwardFLOPsPerToken(true, p.Seq)
+		f += float64(moe) * e.m.layerForwardFLOPsPerToken(true, p.AttentionSpan())
 	}
 	return f
 }

@@ -85,7 +85,7 @@ func (e *Evaluator) performance(p Plan, res stepResult) Performance {
 // outputs it saves and, with a fused kernel, the attention core
 // (opSACTensors).
 func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
-	fwd := float64(e.m.ForwardFLOPsPerToken(p.Seq))
+	fwd := float64(e.m.ForwardFLOPsPerToken(p.AttentionSpan()))
 	model = 3 * fwd
 	if p.Task.Adapted() {
 		model = e.adaptedFLOPsPerToken(p, fwd)
@@ -97,12 +97,12 @@ func (e *Evaluator) flopsPerToken(p Plan) (model, hw float64) {
 			hw = model + e.recomputedFLOPsPerToken(p)
 		}
 	case Selective:
-		hw = model + e.m.moduleFLOPsPerToken(p.modules(), p.Seq)
+		hw = model + e.m.moduleFLOPsPerToken(p.modules(), p.AttentionSpan())
 	case OpSAC:
 		moe := float64(e.m.kinds().moe(0, e.m.Layers))
 		saved := (float64(e.m.Layers)-moe)*e.sacFLOPs[0] + moe*e.sacFLOPs[1]
 		if p.Attention == Flash {
-			saved += float64(e.m.Layers) * e.m.attentionFLOPsPerKey() * (float64(p.Seq) + 1) / 2
+			saved += float64(e.m.Layers) * e.m.attentionFLOPsPerKey() * (float64(p.AttentionSpan()) + 1) / 2
 		}
 		hw = model + fwd - 2*float64(e.m.Vocab)*float64(e.m.Hidden) - saved
 	default:

@@ -66,13 +66,18 @@ type Plan struct {
 	RecomputeLayers int             `json:"recompute_num_layers,omitempty"`
 	// MicroBatch is sequences per micro-batch, GlobalBatch sequences per
 	// optimizer step, Seq tokens per sequence.
-	MicroBatch  int       `json:"micro_batch"`
-	GlobalBatch int       `json:"global_batch"`
-	Seq         int       `json:"seq"`
-	Attention   Attention `json:"attention"`
-	Precision   Precision `json:"precision"`
-	Optimizer   Optimizer `json:"optimizer"`
-	Schedule    Schedule  `json:"schedule"`
+	MicroBatch  int `json:"micro_batch"`
+	GlobalBatch int `json:"global_batch"`
+	Seq         int `json:"seq"`
+	// PackedSampleTokens is, for sequences packed from many short
+	// samples, the samples' length-weighted mean length E[len^2]/E[len]:
+	// the fused attention attends within each sample (packing.go). Zero
+	// is one sample per sequence.
+	PackedSampleTokens int       `json:"packed_sample_tokens,omitempty"`
+	Attention          Attention `json:"attention"`
+	Precision          Precision `json:"precision"`
+	Optimizer          Optimizer `json:"optimizer"`
+	Schedule           Schedule  `json:"schedule"`
 	// Task is pre-training (the zero value), a full fine-tune, LoRA or
 	// QLoRA; LoRARank, LoRATargets and BaseDType describe the adapters
 	// and the frozen base (finetune.go: zero takes the defaults, r 16 on

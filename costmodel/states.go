@@ -49,6 +49,32 @@ func BytesPerParam(p Precision, o Optimizer, gradFP32 bool) StateBytes {
 	return s
 }
 
+// ModelStateBytes is BytesPerParam under a's settings. With
+// BF16OptimizerStates the Adam moments (or the momentum) are bf16, half
+// their fp32 size, and the gradient buffer is bf16: Apex's
+// DistributedFusedAdam keeps its state in its dtype and its contiguous
+// gradient buffer in grad_sync_dtype (apex/contrib/optimizers/
+// distributed_fused_adam.py). The parameter copy it updates is then
+// bf16 when the model's weights are FP8 (FP8ParamStorage) and absent
+// otherwise, the optimizer stepping the bf16 weights themselves: NeMo's
+// setup_optimization sets store_params True under fp8_params and False
+// when the optimizer dtype is the model's (nemo/collections/nlp/models/
+// language_modeling/megatron_base_model.py, r2.0.0rc1).
+func (a Assumptions) ModelStateBytes(p Precision, o Optimizer) StateBytes {
+	s := BytesPerParam(p, o, a.GradAccumFP32)
+	if !a.BF16OptimizerStates || p == FP32 {
+		return s
+	}
+	s.Grad, s.Master = 2, 0
+	if a.FP8ParamStorage {
+		s.Master = 2
+	}
+	if o == Adam || o == Momentum {
+		s.Moments /= 2
+	}
+	return s
+}
+
 // ShardedStates is the per-GPU bytes of each model-state part after ZeRO.
 type ShardedStates struct {
 	Weights, Gradients, Master, Moments float64

@@ -116,3 +116,21 @@ func cluster(t testing.TB, gpu string, n int) hardware.Cluster {
 	}
 	return c
 }
+
+// Apex's DistributedFusedAdam in bf16 (NeMo's optim dtype bf16,
+// grad_sync_dtype bf16): bf16 moments and gradients, a bf16 weight copy
+// only under FP8 weights (store_params), none otherwise.
+func TestModelStateBytesBF16Optimizer(t *testing.T) {
+	a := Assumptions{GradAccumFP32: true}
+	if got, want := a.ModelStateBytes(BF16, Adam), (StateBytes{Weight: 2, Grad: 4, Master: 4, Moments: 8}); got != want {
+		t.Errorf("fp32 optimizer: %+v, want %+v", got, want)
+	}
+	a.BF16OptimizerStates = true
+	if got, want := a.ModelStateBytes(BF16, Adam), (StateBytes{Weight: 2, Grad: 2, Master: 0, Moments: 4}); got != want {
+		t.Errorf("bf16 optimizer: %+v, want %+v", got, want)
+	}
+	a.FP8ParamStorage = true
+	if got, want := a.ModelStateBytes(FP8, Adam), (StateBytes{Weight: 2, Grad: 2, Master: 2, Moments: 4}); got != want {
+		t.Errorf("bf16 optimizer, FP8 weights: %+v, want %+v", got, want)
+	}
+}

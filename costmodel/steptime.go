@@ -128,7 +128,7 @@ func (st *stageTime) addComm(set *commSet, it commItem, perMicroBatch bool, m fl
 // newStepInput prepares the per-plan costs. p must be normalized.
 func (e *Evaluator) newStepInput(p Plan) stepInput {
 	in := stepInput{p: p, r: e.rates(p), sh: newLayerShape(e.m, p),
-		pl: place(p, e.order, e.c.GPUsPerNode), sb: BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32),
+		pl: place(p, e.order, e.c.GPUsPerNode), sb: e.a.ModelStateBytes(p.Precision, p.Optimizer),
 		m: float64(p.MicroBatches()), v: 1, kinds: e.m.kinds()}
 	in.sh.setExperts(e.m, p, e.a.expertRowFactor())
 	if p.Interleaved() {

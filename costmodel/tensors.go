@@ -77,7 +77,7 @@ func layerTensors(m *Model, attn Attention, moe, weighted bool) []tensorSpec {
 	h := float64(m.Hidden)
 	ts := []tensorSpec{
 		{name: "attention norm input", block: "attention", width: h, widthSym: "h", split: seqSplit},
-		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", elem: elemLowIn, split: seqSplit, feeds: TargetQ | TargetK | TargetV, mods: ModLayerNorm},
+		{name: "QKV projection input (norm output)", block: "attention", width: h, widthSym: "h", elem: elemLowIn, split: seqSplit, feeds: TargetQ | TargetK | TargetV | TargetQKV, mods: ModLayerNorm},
 	}
 	ts = append(ts, qkvTensors(m)...)
 	ts = append(ts, coreTensors(m, attn)...)

@@ -115,7 +115,7 @@ func (e *Evaluator) StageInventory(p Plan, s int) (Inventory, error) {
 func (e *Evaluator) stageLines(p Plan, s StageMemory) []Line {
 	lines := e.stateLines(p, s)
 	if p.Offload != NoOffload {
-		lines = append(lines, offloadedGradientLine(s, BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32).Grad))
+		lines = append(lines, offloadedGradientLine(s, e.a.ModelStateBytes(p.Precision, p.Optimizer).Grad))
 	}
 	if s.StepGradCopy > 0 {
 		lines = append(lines, stepGradCopyLine(p, s))
@@ -140,7 +140,7 @@ func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
 	if p.Task.Adapted() {
 		return dropOffloaded(p, e.adaptedStateLines(p, s))
 	}
-	sb := BytesPerParam(p.Precision, p.Optimizer, e.a.GradAccumFP32)
+	sb := e.a.ModelStateBytes(p.Precision, p.Optimizer)
 	n := p.ShardDegree()
 	where := fmt.Sprintf("%s params/GPU (stage %d of pp=%d, %d layers, tp=%d)", FormatCount(s.Params), s.Stage, p.PP, s.Layers, p.TP)
 	weights := Line{Name: "weights (" + weightDType(p) + ")", Group: GroupStates, Bytes: s.Weights,
@@ -154,9 +154,9 @@ func (e *Evaluator) stateLines(p Plan, s StageMemory) []Line {
 		weights,
 		{Name: "gradients", Group: GroupStates, Bytes: s.Gradients,
 			Formula: sharded(perParam(sb.Grad)+" x P_gpu", p.ZeRO, 2, n), Source: srcZeRO},
-		{Name: "optimizer: fp32 master weights", Group: GroupStates, Bytes: s.MasterWeights,
+		{Name: "optimizer: " + masterName(e.a), Group: GroupStates, Bytes: s.MasterWeights,
 			Formula: sharded(perParam(sb.Master)+" x P_gpu", p.ZeRO, 1, n), Source: srcMixed},
-		{Name: "optimizer: " + momentName(p.Optimizer), Group: GroupStates, Bytes: s.Moments,
+		{Name: "optimizer: " + momentName(p.Optimizer, e.a.BF16OptimizerStates), Group: GroupStates, Bytes: s.Moments,
 			Formula: sharded(perParam(sb.Moments)+" x P_gpu", p.ZeRO, 1, n), Source: optimizerSource(p.Optimizer)},
 	}
 	lines = append(lines, e.expertStateLines(p, s, sb)...)
@@ -195,16 +195,32 @@ func weightDType(p Plan) string {
 	return "bf16"
 }
 
-func momentName(o Optimizer) string {
+func momentName(o Optimizer, bf16 bool) string {
+	dt := "fp32"
+	if bf16 {
+		dt = "bf16"
+	}
 	switch o {
 	case Adam:
-		return "Adam moments (fp32 m and v)"
+		return "Adam moments (" + dt + " m and v)"
 	case Adam8bit:
 		return "8-bit Adam moments (+ fp32 block scales)"
 	case Momentum:
-		return "momentum (fp32)"
+		return "momentum (" + dt + ")"
 	}
 	return "SGD state (none)"
+}
+
+// masterName names the optimizer's weight copy: fp32 in mixed
+// precision, bf16 or none with BF16OptimizerStates (ModelStateBytes).
+func masterName(a Assumptions) string {
+	switch {
+	case !a.BF16OptimizerStates:
+		return "fp32 master weights"
+	case a.FP8ParamStorage:
+		return "bf16 weight copy (bf16 optimizer, FP8 weights)"
+	}
+	return "master weights (none: the bf16 optimizer steps the bf16 weights)"
 }
 
 func optimizerSource(o Optimizer) string {

@@ -51,6 +51,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	if err := p.checkSequence(); err != nil {
 		return p, err
 	}
+	if err := p.checkPacking(); err != nil {
+		return p, err
+	}
 	if err := p.checkBatch(); err != nil {
 		return p, err
 	}
@@ -62,6 +65,9 @@ func (p Plan) Normalize(m *Model, gpus int) (Plan, error) {
 	}
 	if err := p.normalizeTune(); err != nil {
 		return p, err
+	}
+	if m.MLA != nil && p.LoRATargets&TargetQKV != 0 {
+		return p, fmt.Errorf("costmodel: LoRA target qkv is the fused query-key-value projection, which MLA does not have (use q, k, v)")
 	}
 	p, err := p.balanceLayers(m.Layers)
 	if err != nil {

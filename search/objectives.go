@@ -197,7 +197,7 @@ func (s *searcher) noCount() error {
 // bytesPerParam is the model-state bytes per parameter of the job,
 // unsharded.
 func bytesPerParam(j Job, a costmodel.Assumptions) float64 {
-	return costmodel.BytesPerParam(j.Precision, j.Optimizer, a.GradAccumFP32).Total()
+	return a.ModelStateBytes(j.Precision, j.Optimizer).Total()
 }
 
 // misses runs cs again without the lower bound and keeps the nearest

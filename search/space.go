@@ -27,13 +27,17 @@ type Job struct {
 	LoRATargets costmodel.LoRATargets `json:"lora_targets,omitempty"`
 	BaseDType   costmodel.BaseDType   `json:"base_dtype,omitempty"`
 	Offload     costmodel.Offload     `json:"offload,omitempty"`
+	// PackedSampleTokens is costmodel.Plan's: the packed samples'
+	// length-weighted mean length, 0 when not packed.
+	PackedSampleTokens int `json:"packed_sample_tokens,omitempty"`
 }
 
 // base is a plan that carries the job settings and no layout yet.
 func (j Job) base() costmodel.Plan {
 	return costmodel.Plan{Seq: j.Seq, GlobalBatch: j.GlobalBatch, Precision: j.Precision,
 		Optimizer: j.Optimizer, Attention: j.Attention, Schedule: j.Schedule, VPP: 1, EP: 1, ETP: 1,
-		Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload}
+		Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload,
+		PackedSampleTokens: j.PackedSampleTokens}
 }
 
 // Space is the set of plans the search enumerates, one slice per axis.

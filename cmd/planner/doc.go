@@ -244,7 +244,8 @@
 //
 // --task full, lora or qlora says what trains (pretrain, the default, and
 // full train every weight); --lora-rank (16), --lora-targets (q, k, v, o,
-// gate, up, down) and --base-dtype (bf16 or fp8 for lora; qlora is NF4
+// gate, up, down, or qkv: one adapter on the fused QKV projection, as
+// Megatron's linear_qkv) and --base-dtype (bf16 or fp8 for lora; qlora is NF4
 // with double-quantized scales, 4.127 bits per weight) describe the
 // adapters and the frozen base. --offload optimizer (ZeRO-Offload, zero
 // 1 to 3) or params (ZeRO-Infinity, zero 3) keeps model states in host
@@ -259,6 +260,13 @@
 // next layer's forward or backward on the host link:
 //
 //	$ planner estimate --model llama3-8b --gpus 8 --zero 1 --offload-activations 16 --seq 8192
+//
+// --packed-sample-tokens N (estimate and search) prices sequences packed
+// from short fine-tuning samples, whose fused attention runs within each
+// sample (Transformer Engine's THD layout, cu_seqlens): N is the samples'
+// length-weighted mean length E[len^2]/E[len], at most --seq, and the
+// plan line names it. SQuAD in NeMo's SFT format measures 196 tokens
+// under Llama 2's tokenizer.
 //
 // Can Llama 3 70B be fine-tuned on one H100 server? Not with every weight
 // and Adam on the GPUs; yes with the optimizer states offloaded (also

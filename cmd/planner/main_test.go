@@ -165,6 +165,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "32"}, "offload activations 32 is not in [0, 31]"},
 		{[]string{"estimate", "--model", "llama3-8b", "--gpus", "2", "--pp", "2", "--offload-activations", "16"}, "offload activations 16 is not in [0, 15]"},
 		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "-1"}, "--offload-activations -1 is not a layer count"},
+		{[]string{"estimate", "--model", "llama3-8b", "--packed-sample-tokens", "-1"}, "--packed-sample-tokens -1 is negative"},
+		{[]string{"estimate", "--model", "llama3-8b", "--seq", "4096", "--packed-sample-tokens", "5000"}, "packed sample tokens 5000 is not in [1, seq=4096]"},
+		{[]string{"estimate", "--model", "llama3-8b", "--packed-sample-tokens", "200", "--attn", "eager"}, "need fused attention with per-sample boundaries"},
+		{[]string{"estimate", "--model", "llama3-8b", "--task", "lora", "--lora-targets", "q,qkv"}, "qkv is one adapter on the fused projection"},
 		{[]string{"estimate", "--model", "llama3-8b", "--offload-activations", "4", "--recompute", "selective"}, "offload activations 4 needs recompute none (got selective)"},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "selective", "--recompute-modules", ""}, "--recompute-modules is empty"},
 		{[]string{"estimate", "--model", "llama3-70b", "--recompute", "selective", "--recompute-modules", "mla_up_proj"}, "mla_up_proj needs multi-latent attention"},
@@ -198,5 +202,23 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "estimate", "-h"); code != 0 || !strings.Contains(errs, "--recompute") && !strings.Contains(errs, "-recompute") {
 		t.Errorf("estimate -h: exit %d, %q", code, errs)
+	}
+}
+
+// TestPackedSampleTokensPlanLine: --packed-sample-tokens reaches the
+// plan, and the plan line names the statistic and the flag it came from.
+func TestPackedSampleTokensPlanLine(t *testing.T) {
+	code, out, errs := runCLI(t, "estimate", "--model", "llama3-8b", "--gpus", "8", "--task", "full", "--seq", "4096",
+		"--packed-sample-tokens", "196", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `"packed_sample_tokens": 196`) {
+		t.Errorf("JSON plan without packed_sample_tokens 196")
+	}
+	code, out, errs = runCLI(t, "estimate", "--model", "llama3-8b", "--gpus", "8", "--task", "full", "--seq", "4096",
+		"--packed-sample-tokens", "196")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "packed samples (attention within samples of E[len^2]/E[len] = 196 tokens, --packed-sample-tokens)") {
+		t.Errorf("exit %d, stderr %q: plan line without the packed samples", code, errs)
 	}
 }

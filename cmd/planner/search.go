@@ -246,7 +246,21 @@ func (f *searchFlags) job() (search.Job, error) {
 		return j, err
 	}
 	j.Task, j.LoRARank, j.LoRATargets, j.BaseDType, j.Offload = p.Task, p.LoRARank, p.LoRATargets, p.BaseDType, p.Offload
-	return j, nil
+	j.PackedSampleTokens = p.PackedSampleTokens
+	return j, checkPacked(j)
+}
+
+// checkPacked checks --packed-sample-tokens against the job before the
+// search, which would otherwise reject every plan for it.
+func checkPacked(j search.Job) error {
+	n := j.PackedSampleTokens
+	switch {
+	case n > j.Seq:
+		return badInputf("--packed-sample-tokens %d is more than --seq %d (a packed sample is part of a sequence)", n, j.Seq)
+	case n > 0 && n < j.Seq && j.Attention == costmodel.Eager:
+		return badInputf("--packed-sample-tokens %d needs --attn flash (packed samples need the fused kernels' per-sample boundaries, THD / cu_seqlens)", n)
+	}
+	return nil
 }
 
 // hardware resolves the GPU and its NVLink domain, and the objective: a

@@ -56,6 +56,9 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"--gpus", "8", "--task", "qlora", "--base-dtype", "bf16"}, "qlora's base is nf4"},
 		{[]string{"--gpus", "8", "--task", "lora", "--base-dtype", "int4"}, `unknown base dtype "int4" (valid: bf16, fp8, nf4)`},
 		{[]string{"--gpus", "8", "--offload", "disk"}, `unknown offload "disk" (valid: none, optimizer, params)`},
+		{[]string{"--gpus", "8", "--seq", "4096", "--packed-sample-tokens", "8192"}, "--packed-sample-tokens 8192 is more than --seq 4096"},
+		{[]string{"--gpus", "8", "--packed-sample-tokens", "200", "--attn", "eager"}, "--packed-sample-tokens 200 needs --attn flash"},
+		{[]string{"--gpus", "8", "--packed-sample-tokens", "-2"}, "--packed-sample-tokens -2 is negative"},
 		{[]string{"--gpus", "8", "--offload", "params", "--zero", "2"}, "zero 2 cannot run offload params (valid: 3)"},
 	}
 	for _, tt := range tests {

@@ -7,19 +7,22 @@ import (
 )
 
 // tuneFlags describe what the run trains (pre-training, a full
-// fine-tune, LoRA or QLoRA) and what it offloads to host memory.
+// fine-tune, LoRA or QLoRA), what it offloads to host memory, and
+// whether its sequences are packed from short samples.
 type tuneFlags struct {
 	task, targets, base, offload string
 	rank                         int
+	packed                       int
 	set                          map[string]bool
 }
 
 func (f *tuneFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.task, "task", "pretrain", "what trains: pretrain, full (fine-tune every weight), lora, qlora (4-bit NF4 base)")
 	fs.IntVar(&f.rank, "lora-rank", costmodel.DefaultLoRARank, "LoRA adapter rank r (lora, qlora)")
-	fs.StringVar(&f.targets, "lora-targets", costmodel.AllTargets.String(), "comma-separated matrices with adapters: q, k, v, o, gate, up, down, or all (lora, qlora)")
+	fs.StringVar(&f.targets, "lora-targets", costmodel.AllTargets.String(), "comma-separated matrices with adapters: q, k, v, o, gate, up, down, or all; qkv is one adapter on the fused QKV projection (Megatron's linear_qkv) in place of q, k, v (lora, qlora)")
 	fs.StringVar(&f.base, "base-dtype", "bf16", "frozen base weights: bf16 or fp8 (lora); qlora is nf4")
 	fs.StringVar(&f.offload, "offload", "none", "model states in host memory: none, optimizer (ZeRO-Offload, zero >= 1), params (ZeRO-Infinity, zero 3)")
+	fs.IntVar(&f.packed, "packed-sample-tokens", 0, "sequences packed from short samples, attention within each (THD / cu_seqlens): the samples' length-weighted mean length E[len^2]/E[len], tokens, at most --seq (0: not packed)")
 }
 
 // apply sets the task fields of p; set is the flags given.
@@ -31,6 +34,10 @@ func (f *tuneFlags) apply(p *costmodel.Plan, set map[string]bool) error {
 	if p.Offload, err = costmodel.ParseOffload(f.offload); err != nil {
 		return badInput(err)
 	}
+	if f.packed < 0 {
+		return badInputf("--packed-sample-tokens %d is negative (give the packed samples' E[len^2]/E[len] in tokens, or 0 for unpacked sequences)", f.packed)
+	}
+	p.PackedSampleTokens = f.packed
 	if !p.Task.Adapted() {
 		for _, n := range []string{"lora-rank", "lora-targets", "base-dtype"} {
 			if set[n] {

@@ -25,6 +25,9 @@ func tuneSummary(p costmodel.Plan) string {
 	if n := p.OffloadActivationLayers; n > 0 {
 		s += fmt.Sprintf(", activations of %d layers offloaded", n)
 	}
+	if n := p.PackedSampleTokens; n > 0 {
+		s += fmt.Sprintf(", packed samples (attention within samples of E[len^2]/E[len] = %d tokens, --packed-sample-tokens)", n)
+	}
 	return s
 }
 
@@ -46,7 +49,8 @@ func writeHost(w io.Writer, h *costmodel.HostInventory) {
 
 // jobTune is the job's task and offload for the job line.
 func jobTune(j search.Job) string {
-	return tuneSummary(costmodel.Plan{Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload})
+	return tuneSummary(costmodel.Plan{Task: j.Task, LoRARank: j.LoRARank, LoRATargets: j.LoRATargets, BaseDType: j.BaseDType, Offload: j.Offload,
+		PackedSampleTokens: j.PackedSampleTokens})
 }
 
 // writeFineTune prints the fine-tuning alternatives of a search in which

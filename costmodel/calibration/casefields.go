@@ -242,6 +242,7 @@ func (c *Case) plan() error {
 	if err := c.lora(&p); err != nil {
 		return err
 	}
+	c.packing(&p)
 	if p.Precision, err = c.precision(); err != nil {
 		return err
 	}

@@ -65,6 +65,9 @@ type Case struct {
 	// FP8Params: the recipe keeps the layers' weights in its low format
 	// only (costmodel.Assumptions.FP8ParamStorage; bridgeFP8Params).
 	FP8Params bool
+	// BF16Optimizer: the recipe's optimizer keeps bf16 state and bf16
+	// gradients (costmodel.Assumptions.BF16OptimizerStates; nemoRecipes).
+	BF16Optimizer bool
 	// RecipeMemory is what the source's recipe states about recompute,
 	// activation offload and weight storage where the row's columns do
 	// not, for the fit check's reason (fitReason); empty when unknown.
@@ -84,6 +87,9 @@ type Skip struct {
 func (c Case) Assumptions(base costmodel.Assumptions) costmodel.Assumptions {
 	a := c.fw.Apply(base)
 	a.FP8ParamStorage = a.FP8ParamStorage || c.FP8Params
+	if c.BF16Optimizer {
+		a.BF16OptimizerStates, a.GradAccumFP32 = true, false
+	}
 	if c.MoE() {
 		a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap = 1, 0, c.EPCommOverlap
 		a.EPNodeDedup = c.EPNodeDedup
@@ -173,6 +179,7 @@ func newSetup(r Row) (Case, error) {
 	}
 	c.bridgeTableLayout()
 	c.bridgeRecipes()
+	c.nemoRecipes()
 	c.bridgeFP8Params()
 	c.bridgeMemory()
 	return c, nil

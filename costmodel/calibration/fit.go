@@ -14,7 +14,7 @@ import (
 // FitSubset names the fit set in printed output: every compared dense
 // pre-training row except the sources outside what the model represents
 // (OutOfScope).
-const FitSubset = "every compared dense pre-training row except " + outOfScopeList
+const FitSubset = "every compared dense row (pre-training and fine-tuning) except " + outOfScopeList
 
 // OutOfScope are the sources the fitted parameters do not see: their
 // frameworks lose time the model has no term for, so fitting on them
@@ -53,13 +53,11 @@ var ErrNoFitRows = errors.New("calibration: no rows of the fit set to fit")
 // InFit is the fit set: the rows the parameters are fitted on, every
 // compared row of a source not in OutOfScope. Mixture-of-experts cases
 // stay out of the fit: they are compared with the parameters the dense
-// rows fix. So do LoRA fine-tuning cases: they train on SQuAD packed
-// into full-length sequences (the sources' notes), whose attention runs
-// within each packed sample (Transformer Engine's THD layout with
-// cu_seqlens), over sample lengths the sources do not state; the model
-// prices causal attention over the whole sequence.
+// rows fix. Fine-tuning cases, LoRA among them, are in it: their packed
+// SQuAD samples are priced at a measured length (packedSQuAD) and their
+// recipes' settings are read (nemoRecipes, loraSettings).
 func InFit(c Case) bool {
-	return !c.MoE() && !c.Plan.Task.Adapted() && !slices.Contains(OutOfScope, c.Row.Source())
+	return !c.MoE() && !slices.Contains(OutOfScope, c.Row.Source())
 }
 
 // Param is one fitted parameter: a costmodel.Assumptions field in (0, 1).

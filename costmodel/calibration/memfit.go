@@ -114,10 +114,10 @@ var sourceMemory = map[string]string{
 	// NVIDIA NeMo 24.07 performance summary; NVIDIA/NeMo-Framework-
 	// Launcher tag 24.07 (8325688d8), launcher_scripts/conf/training/
 	// nemotron/nemotron_340b.yaml and conf/fine_tuning/llama/squad.yaml.
-	"nemo_perf_summary_24.07": "the summary names no recipe and NeMo-Framework-Launcher 24.07 has none for this " +
-		"layout (conf/training/nemotron/nemotron_340b.yaml is 768 nodes at tp 8, pp 12, vpp 8 with selective " +
-		"recompute and fp8 off; conf/fine_tuning/llama/squad.yaml is Llama 2 7B's tp 1, pp 1 defaults): recompute, " +
-		"FP8 weight storage and activation offload are not known (the case assumes none)",
+	"nemo_perf_summary_24.07": "the summary names no config for its pre-training rows, and NeMo-Framework-Launcher " +
+		"24.07 has none for this layout (conf/training/nemotron/nemotron_340b.yaml is 768 nodes at tp 8, pp 12, vpp 8 " +
+		"with selective recompute and fp8 off; the fine-tuning rows' scripts are examples/peft/llama/h100/*.sh): " +
+		"recompute, FP8 weight storage and activation offload are not known (the case assumes none)",
 	// Narayanan et al. 2021 (arXiv:2104.04473), Table 2; DeepSpeed
 	// v0.3.15 stage3.py (costmodel/zero3matrices.go).
 	"narayanan2021_table2": "the paper states no ZeRO-3 memory settings; the memory model holds one whole layer's " +

@@ -158,17 +158,19 @@ type loraSetting struct {
 //   - NeMo 24.07 (NeMo 1.x, Megatron-Core): peft.lora_tuning in
 //     examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml,
 //     adapter_dim 32 on target_modules ['attention_qkv'], the fused QKV
-//     projection only.
+//     projection only, one adapter (costmodel.TargetQKV).
 //   - Megatron-Bridge: scripts/performance/configs/llama/llama3_llm_finetune.py
-//     builds llama3_70b_finetune_config(peft="lora"), whose
-//     default_peft_config returns LoRA() of src/megatron/bridge/peft/lora.py:
-//     dim 32 on linear_qkv, linear_proj, linear_fc1 and linear_fc2, every
-//     projection of a Llama layer.
+//     builds llama3_70b_peft_config(peft_scheme="lora"), whose LoRA() of
+//     src/megatron/bridge/peft/lora.py has dim 32 on every projection, and
+//     then, in each llama3_70b_lora_config_<gpu> from release 26.02 (v0.3.0)
+//     to 26.06 (v0.5.0), the last before the file's removal, sets
+//     cfg.peft.target_modules = ["linear_qkv"] ("Override target_modules
+//     to only apply LoRA to QKV"): dim 32 on the fused QKV only.
 var loraSettings = map[string]loraSetting{
-	"nemo_perf_summary_24.07": {32, costmodel.TargetQ | costmodel.TargetK | costmodel.TargetV,
+	"nemo_perf_summary_24.07": {32, costmodel.TargetQKV,
 		"LoRA rank 32 on the fused QKV (NeMo 1.x lora_tuning default)"},
-	"megatron_bridge_perf_summary": {32, costmodel.AllTargets,
-		"LoRA rank 32 on linear_qkv, linear_proj, linear_fc1, linear_fc2 (Megatron-Bridge LoRA default)"},
+	"megatron_bridge_perf_summary": {32, costmodel.TargetQKV,
+		"LoRA rank 32 on linear_qkv only (Megatron-Bridge llama3_llm_finetune.py target_modules override)"},
 }
 
 // lora sets a LoRA row's task and adapters. The base stays in bf16, as
@@ -183,9 +185,5 @@ func (c *Case) lora(p *costmodel.Plan) error {
 	}
 	p.Task, p.LoRARank, p.LoRATargets = costmodel.LoRA, s.rank, s.targets
 	assume(&c.Assumed, "%s", s.note)
-	// Both sources pack SQuAD into full-length sequences: NeMo 24.07's
-	// table says so (the row's notes), Megatron-Bridge's recipe passes
-	// packed_sequence=True (llama3_llm_finetune.py).
-	assume(&c.Assumed, "packed SQuAD: attention priced over the whole sequence, not per sample (outside the fit)")
 	return nil
 }

@@ -43,8 +43,8 @@ const (
 	// section for the figures they hold).
 	GuardHeldOutMean = 0.035
 	GuardHeldOutMax  = 0.08
-	GuardSetMedian   = 0.10
-	GuardSetP90      = 0.29
+	GuardSetMedian   = 0.09
+	GuardSetP90      = 0.25
 	GuardLOSOMedian  = 0.12
 	GuardMoEMedian   = 0.13
 	GuardMoESigned   = 0.07

@@ -94,7 +94,7 @@ var Torchtitan2024 = Preset{Name: "torchtitan-2024", Title: "torchtitan 2024 (FS
 // large-scale H100 table (2024-01, 5e85bd62d, sweep.py) states flash
 // (flash-attn 2.4.2) for 1b, 3b, 7b and 70b and triton for 13b and 30b.
 // The rows keep FlashAttention-2: costed with efficiency.KernelTriton
-// the refit moves attention from 0.537 to 0.854 of its curve and the
+// the refit moves attention from its fitted share to 0.854 of its curve and the
 // MoE rows, which are not fitted, to a 19% median error, above their
 // guard.
 var LLMFoundry = Preset{Name: "llm-foundry", Title: "MosaicML Composer + llm-foundry (FSDP)",
