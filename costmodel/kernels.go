@@ -37,10 +37,14 @@ type rates struct {
 	// recipe (0: 16- or 32-bit GEMMs); castReads and castWrites are its
 	// passes per activation input (Recipe).
 	low, castReads, castWrites float64
-	// recastWgrad: the weight-gradient GEMM casts its inputs again
-	// (Recipe.WgradRecast); otherwise it reads the transposed copies the
-	// forward and data-gradient casts wrote.
-	recastWgrad bool
+	// wgradCast is the bytes per element of each weight-gradient
+	// operand cast again along the other axis (Recipe.WgradCastBytes;
+	// 0: the GEMM reads the transposed copies the forward and
+	// data-gradient casts wrote). rescaleBwd: each backward GEMM's
+	// output is rescaled by a kernel of its own
+	// (Recipe.RescaleBackward).
+	wgradCast  float64
+	rescaleBwd bool
 	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
 	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
 	// dequantizes every weight before its matmuls.
@@ -219,20 +223,39 @@ func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
 func (q pass) groupedLinear(groups, m, kk, n float64) {
 	q.r.groupedMatmul(&q.c.fwd, groups, m, kk, n)
 	q.r.groupedMatmul(&q.c.bwd, groups, m, n, kk)
+	q.r.rescale(&q.c.bwd, groups, m, kk)
+	q.r.wgradCasts(&q.c.bwd, groups, kk, m, n)
 	q.r.wgrad().groupedMatmul(&q.c.bwd, groups, kk, m, n)
+	q.r.rescale(&q.c.bwd, groups, kk, n)
 }
 
 // wgrad is r for a weight-gradient GEMM: its operands, the input and the
 // output gradient transposed, are the second copies CastWrites already
 // counts (Transformer Engine's fused cast-transpose writes the FP8 copy
 // and its transpose, or MXFP8's rowwise and columnwise copies, in one
-// pass: srcTE), so it casts nothing, unless the recipe casts again
-// (Recipe.WgradRecast).
+// pass: srcTE), so it casts nothing; a recipe that casts them again
+// charges that in wgradCasts.
 func (r rates) wgrad() rates {
-	if !r.recastWgrad {
-		r.low = 0
-	}
+	r.low = 0
 	return r
+}
+
+// wgradCasts is the column-wise casts of a weight-gradient GEMM's two
+// operands, kk x m and m x n (groups of them for grouped experts):
+// wgradCast bytes per element of each (Recipe.WgradCastBytes).
+func (r rates) wgradCasts(k *kernelCost, groups, m, kk, n float64) {
+	if r.low > 0 && r.wgradCast > 0 {
+		k.mem += groups*kk*(m+n)*r.wgradCast/r.mem + 2*r.k0
+	}
+}
+
+// rescale is the kernel that multiplies a backward GEMM's m x n 16-bit
+// output by the operands' scales (Recipe.RescaleBackward): it reads and
+// writes each element once.
+func (r rates) rescale(k *kernelCost, groups, m, n float64) {
+	if r.low > 0 && r.rescaleBwd {
+		r.stream(k, groups*m*n*2*r.e)
+	}
 }
 
 // linearM is a linear layer on m rows: the forward product, and in
@@ -241,11 +264,14 @@ func (r rates) wgrad() rates {
 func (q pass) linearM(m, kk, n float64) {
 	q.r.matmul(&q.c.fwd, m, kk, n)
 	q.r.matmul(&q.c.bwd, m, n, kk)
+	q.r.rescale(&q.c.bwd, 1, m, kk)
 	if q.r.frozen {
 		q.dequantize(kk, n)
 		return
 	}
+	q.r.wgradCasts(&q.c.bwd, 1, kk, m, n)
 	q.r.wgrad().matmul(&q.c.bwd, kk, m, n)
+	q.r.rescale(&q.c.bwd, 1, kk, n)
 }
 
 // elementwise is a memory-bound kernel moving fwd and bwd elements per

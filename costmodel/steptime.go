@@ -160,7 +160,8 @@ func (e *Evaluator) rates(p Plan) rates {
 		e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
 		normX: 1, ropeX: 1, gluX: 1}
 	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
-		r.low, r.castReads, r.castWrites, r.recastWgrad = rc.InputBytes, rc.CastReads, rc.CastWrites, rc.WgradRecast
+		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
+		r.wgradCast, r.rescaleBwd = rc.WgradCastBytes, rc.RescaleBackward
 	}
 	if p.Precision == FP32 {
 		r.e = 4
