@@ -19,11 +19,15 @@ type fp8Pair struct {
 	bf16, fp8     string
 	twinPrecision string
 	twinTPS       float64
+	twinSource    string
 	limit         float64
 }
 
-// srcFoundryBF16 is where the MosaicML twins' bf16 throughputs come from.
-const srcFoundryBF16 = "mosaicml/llm-foundry 8c8dd48f7 scripts/train/benchmarking/README.md, table \"H100 80GB BF16\""
+// Where the twins' bf16 throughputs come from.
+const (
+	srcFoundryBF16 = "mosaicml/llm-foundry 8c8dd48f7 scripts/train/benchmarking/README.md, table \"H100 80GB BF16\""
+	srcAsyncTPBF16 = "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, Llama3 8b table, None (bfloat16)"
+)
 
 // fp8Pairs are the matched pairs of the calibration set.
 //
@@ -40,18 +44,28 @@ const srcFoundryBF16 = "mosaicml/llm-foundry 8c8dd48f7 scripts/train/benchmarkin
 //     grad-accum 3. Held to 10%.
 //   - torchtitan AsyncTP, June 2025 (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md):
 //     Llama 3 70B at TP 8, vanilla and async TP, bf16 against torchao's
-//     rowwise recipe. Measured 1.004x and 0.958x; the model predicts a
-//     gain (rowwiseMiss says why), so these are held only to their present
-//     miss, 25% and 40%, and fail if it grows.
+//     rowwise recipe. Measured 1.004x and 0.958x; the model predicts
+//     1.22x and 1.30x (TestFP8SpeedUp says what is known of the miss), so
+//     these are held to 25% and 40%, a little above their present miss,
+//     and fail if it grows. The Llama 3 8B rows (r0133, r0134: TP 8,
+//     FSDP 8, per-op SAC) have their bf16 twins in the same tables
+//     (srcAsyncTPBF16: 4,378 and 4,809.4 tokens/s/GPU), not in the
+//     calibration set: measured 0.847x and 0.814x, predicted 1.06x and
+//     0.96x; held to 30% and 22%.
 var fp8Pairs = []fp8Pair{
 	{bf16: "r0113", fp8: "r0114", limit: 0.10},
-	{fp8: "r0559", twinPrecision: "amp_bf16", twinTPS: 5873, limit: 0.10},
-	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, limit: 0.10},
+	{fp8: "r0559", twinPrecision: "amp_bf16", twinTPS: 5873, twinSource: srcFoundryBF16, limit: 0.10},
+	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, twinSource: srcFoundryBF16, limit: 0.10},
 	{bf16: "r0123", fp8: "r0127", limit: 0.25},
 	{bf16: "r0124", fp8: "r0128", limit: 0.40},
+	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.30},
+	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.22},
 }
 
-// rowwiseMiss: what is known of the rowwise pairs' miss, with sources.
+// TestFP8SpeedUp compares the predicted FP8-over-BF16 speed-up with the
+// measured one on the matched pairs (fp8Pairs), each within its limit.
+//
+// What is known of the rowwise pairs' miss, with sources.
 // torchao's rowwise recipe (torchao/float8/config.py, from_recipe_name
 // ROWWISE) runs all three GEMMs of every converted linear in FP8 with
 // per-row scales. The forward GEMM (use_fast_accum=True) dispatches to
@@ -68,13 +82,15 @@ var fp8Pairs = []fp8Pair{
 // the end-to-end shortfall at TP 8 to attention.wk and attention.wv,
 // about 40% slower in rowwise FP8 (pytorch/torchtitan#1207), and with
 // them left in bf16 measured 1.10x (vanilla) and 1.15x (async TP) over
-// bf16 (pytorch/torchtitan PR #1319); the per-linear costs summed from
-// these figures still predict more than the 1.00x measured without the
-// filter, so no mechanism found accounts for the whole gap.
-const rowwiseMiss = "rowwise FP8 measured below what its GEMM and cast costs predict (pytorch/torchtitan#1207)"
-
-// TestFP8SpeedUp compares the predicted FP8-over-BF16 speed-up with the
-// measured one on the matched pairs (fp8Pairs), each within its limit.
+// bf16 (pytorch/torchtitan PR #1319). The model prices these kernels
+// (costmodel.FP8Rowwise: casts as torchao's roofline counts them, a
+// rescale kernel per backward GEMM), and its single linears come out
+// near or below the microbenchmarks (1.09x, 1.11x, 1.54x, 1.45x on PR
+// #2185's four shapes), yet the layers summed predict 1.22x where
+// torchtitan measured 1.00x: no mechanism found accounts for the gap.
+// The async TP pairs add the model's async TP overlap, optimistic on
+// bf16 too (r0124 +11.7%: async TP measured 1.09x over vanilla, predicted
+// 1.29x).
 func TestFP8SpeedUp(t *testing.T) {
 	byID := map[string]Result{}
 	for _, r := range comparison(t).Results {
@@ -118,7 +134,7 @@ func bf16Side(t *testing.T, p fp8Pair, fp8 Result, byID map[string]Result) Resul
 	twin.cols["tokens_per_s_per_gpu"] = strconv.FormatFloat(p.twinTPS, 'f', -1, 64)
 	cases, skipped := Cases([]Row{twin})
 	if len(cases) != 1 {
-		t.Fatalf("bf16 twin of %s (%s) not modeled: %v", p.fp8, srcFoundryBF16, skipped)
+		t.Fatalf("bf16 twin of %s (%s) not modeled: %v", p.fp8, p.twinSource, skipped)
 	}
 	if cases[0].Plan.Precision != costmodel.BF16 {
 		t.Fatalf("bf16 twin of %s maps to %v", p.fp8, cases[0].Plan.Precision)
