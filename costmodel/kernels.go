@@ -45,6 +45,9 @@ type rates struct {
 	// (Recipe.RescaleBackward).
 	wgradCast  float64
 	rescaleBwd bool
+	// wgradHalf: the weight-gradient GEMM runs in 16 bits
+	// (Recipe.WgradHighPrecision).
+	wgradHalf bool
 	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
 	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
 	// dequantizes every weight before its matmuls.
@@ -234,8 +237,11 @@ func (q pass) groupedLinear(groups, m, kk, n float64) {
 // counts (Transformer Engine's fused cast-transpose writes the FP8 copy
 // and its transpose, or MXFP8's rowwise and columnwise copies, in one
 // pass: srcTE), so it casts nothing; a recipe that casts them again
-// charges that in wgradCasts.
+// charges that in wgradCasts. Under wgradHalf it is a 16-bit GEMM.
 func (r rates) wgrad() rates {
+	if r.wgradHalf {
+		return r.sixteenBit()
+	}
 	r.low = 0
 	return r
 }

@@ -51,6 +51,9 @@ type Recipe struct {
 	// operands per column in the backward); 0: the GEMM reads the
 	// transposed copies CastWrites counts.
 	WgradCastBytes float64 `json:"wgrad_cast_bytes,omitempty"`
+	// WgradHighPrecision: the weight-gradient GEMM runs in 16 bits on
+	// the 16-bit input and output gradient, with no cast.
+	WgradHighPrecision bool `json:"wgrad_high_precision,omitempty"`
 	// RescaleBackward: the two backward GEMMs run unscaled and their
 	// 16-bit outputs are multiplied by the scales in a kernel of their
 	// own, which reads and writes each output element once.
@@ -101,6 +104,15 @@ var recipes = [...]Recipe{
 	FP8Rowwise: {GEMMFormat: "FP8Row", LowGEMMs: "every nn.Linear except the output layer (torchtitan filter_fqns)",
 		InputBytes: 1, CastReads: 1, CastWrites: 1, WgradCastBytes: 5, RescaleBackward: true,
 		Source: srcTorchao + "; " + srcTorchaoRoofline + "; " + srcTorchaoRescale},
+	// rowwise_with_gw_hp (Float8LinearRecipeName.ROWWISE_WITH_GW_HP,
+	// torchao/float8/config.py): the forward as rowwise; the data
+	// gradient multiplies the rowwise-scaled output gradient by the
+	// weight scaled per tensor, which is not the rowwise pair torchao
+	// rescales by hand (addmm_float8_unwrapped), so no rescale kernel;
+	// the weight gradient runs in bf16 on the saved 16-bit input and the
+	// output gradient (scaling disabled), so neither is cast again.
+	FP8RowwiseGWHP: {GEMMFormat: "FP8Row", LowGEMMs: "every nn.Linear except the output layer (torchtitan filter_fqns); weight gradients in bf16",
+		InputBytes: 1, CastReads: 1, CastWrites: 1, WgradHighPrecision: true, Source: srcTorchao + "; " + srcTorchaoRoofline},
 	// Blockwise: a 1x128 tile's amax is local to the cast kernel (one
 	// read); fp32 scales per 128 activations and per 128x128 weights.
 	FP8Blockwise: {GEMMFormat: "FP8Block", LowGEMMs: lowGEMMsTE, InputBytes: 1 + 4.0/128, CastReads: 1, CastWrites: 2,

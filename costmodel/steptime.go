@@ -161,7 +161,7 @@ func (e *Evaluator) rates(p Plan) rates {
 		normX: 1, ropeX: 1, gluX: 1}
 	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
 		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
-		r.wgradCast, r.rescaleBwd = rc.WgradCastBytes, rc.RescaleBackward
+		r.wgradCast, r.rescaleBwd, r.wgradHalf = rc.WgradCastBytes, rc.RescaleBackward, rc.WgradHighPrecision
 	}
 	if p.Precision == FP32 {
 		r.e = 4

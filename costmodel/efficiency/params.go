@@ -53,7 +53,7 @@ func borrow(a hardware.Arch, f Format) (hardware.Arch, Format, string) {
 	case a == hardware.CDNA3:
 		return borrowCDNA3(f)
 	case f == FP8Row:
-		return a, FP8, "no rowwise-FP8 rows; the per-tensor FP8 curve: torchao runs the backward GEMMs on cuBLAS's per-tensor kernel " +
+		return a, FP8, "no rowwise-FP8 rows; the per-tensor FP8 curve: torchao runs rowwise-scaled backward GEMMs on cuBLAS's per-tensor kernel " +
 			"and rescales their outputs (float8_ops.py), and PyTorch's CUTLASS rowwise kernel for the forward reaches 90-100% of " +
 			"the per-tensor speed on most shapes (pytorch/pytorch#147971)"
 	case f == MXFP8:
