@@ -48,6 +48,9 @@ type rates struct {
 	// wgradHalf: the weight-gradient GEMM runs in 16 bits
 	// (Recipe.WgradHighPrecision).
 	wgradHalf bool
+	// separate: projections of one input are separate linear layers
+	// (Assumptions.SeparateProjections).
+	separate bool
 	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
 	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
 	// dequantizes every weight before its matmuls.
@@ -280,6 +283,46 @@ func (q pass) linearM(m, kk, n float64) {
 	q.r.rescale(&q.c.bwd, 1, kk, n)
 }
 
+// projections are linear layers of width kk reading the same input, of
+// widths ns: one fused GEMM of their summed width, or under separate one
+// linear each whose input-side casts happen once (the same cast of the
+// same tensor, which AOTAutograd's common-subexpression elimination
+// merges: torch/_functorch/config.py cse).
+func (q pass) projections(kk float64, ns ...float64) {
+	if !q.r.separate {
+		sum := 0.0
+		for _, n := range ns {
+			sum += n
+		}
+		q.linear(kk, sum)
+		return
+	}
+	for i, n := range ns {
+		if i == 0 {
+			q.linear(kk, n)
+			continue
+		}
+		q.sharedInputLinear(kk, n)
+	}
+}
+
+// sharedInputLinear is linearM on q.t rows without the casts of the
+// input another projection already cast: the forward cast and the
+// input's column-wise copy for the weight gradient.
+func (q pass) sharedInputLinear(kk, n float64) {
+	m, r := q.t, q.r
+	nocast := r
+	nocast.low = 0
+	nocast.matmul(&q.c.fwd, m, kk, n)
+	r.matmul(&q.c.bwd, m, n, kk)
+	r.rescale(&q.c.bwd, 1, m, kk)
+	if r.low > 0 && r.wgradCast > 0 {
+		q.c.bwd.mem += m*n*r.wgradCast/r.mem + r.k0
+	}
+	r.wgrad().matmul(&q.c.bwd, kk, m, n)
+	r.rescale(&q.c.bwd, 1, kk, n)
+}
+
 // elementwise is a memory-bound kernel moving fwd and bwd elements per
 // token of e bytes each.
 func (q pass) elementwise(fwd, bwd float64) {
@@ -351,7 +394,7 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 // the down projection.
 func mlpKernels(q pass, m *Model, f, h float64) {
 	if m.MLP == SwiGLU {
-		q.linear(h, 2*f)
+		q.projections(h, f, f)
 		q.adapter(h, f, TargetGate)
 		q.adapter(h, f, TargetUp)
 		q.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
@@ -388,7 +431,7 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		q.adapted(kr, sh.heads*float64(a.QKNopeDim+a.VDim), TargetV)
 		q.c.mark(ModMLAUpProj, before)
 	} else {
-		q.linear(h, (sh.heads+2*sh.kv)*qk)
+		q.projections(h, sh.heads*qk, sh.kv*qk, sh.kv*qk)
 		q.adapter(h, sh.heads*qk, TargetQ)
 		q.adapter(h, sh.kv*qk, TargetK)
 		q.adapter(h, sh.kv*qk, TargetV)

@@ -20,14 +20,14 @@ import (
 // calibration.Params) and is held at that fit's value.
 const (
 	fittedGEMMEfficiency      = 0.849
-	fittedAttentionEfficiency = 0.539
+	fittedAttentionEfficiency = 0.541
 	fittedHBMEfficiency       = 0.873
 	fittedScaleUpEfficiency   = 0.613
 )
 
 // setPerformanceDefaults fills the step-time assumptions:
 //
-//   - GEMMEfficiency 0.849, AttentionEfficiency 0.539 (shares of the
+//   - GEMMEfficiency 0.849, AttentionEfficiency 0.541 (shares of the
 //     efficiency package's measured kernel speeds): fitted (above);
 //     HBMEfficiency 0.873 fitted on Korthikanti Table 4 and kept;
 //     ScaleUpEfficiency 0.613 held, not fitted: the calibration rows do

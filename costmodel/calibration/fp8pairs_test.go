@@ -45,21 +45,21 @@ const (
 //   - torchtitan AsyncTP, June 2025 (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md):
 //     Llama 3 70B at TP 8, vanilla and async TP, bf16 against torchao's
 //     rowwise recipe. Measured 1.004x and 0.958x; the model predicts
-//     1.22x and 1.30x (TestFP8SpeedUp says what is known of the miss), so
-//     these are held to 25% and 40%, a little above their present miss,
+//     1.20x and 1.27x (TestFP8SpeedUp says what is known of the miss), so
+//     these are held to 22% and 35%, a little above their present miss,
 //     and fail if it grows. The Llama 3 8B rows (r0133, r0134: TP 8,
 //     FSDP 8, per-op SAC) have their bf16 twins in the same tables
 //     (srcAsyncTPBF16: 4,378 and 4,809.4 tokens/s/GPU), not in the
-//     calibration set: measured 0.847x and 0.814x, predicted 1.06x and
-//     0.96x; held to 30% and 22%.
+//     calibration set: measured 0.847x and 0.814x, predicted 1.04x and
+//     0.94x; held to 26% and 17%.
 var fp8Pairs = []fp8Pair{
 	{bf16: "r0113", fp8: "r0114", limit: 0.10},
 	{fp8: "r0559", twinPrecision: "amp_bf16", twinTPS: 5873, twinSource: srcFoundryBF16, limit: 0.10},
 	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, twinSource: srcFoundryBF16, limit: 0.10},
-	{bf16: "r0123", fp8: "r0127", limit: 0.25},
-	{bf16: "r0124", fp8: "r0128", limit: 0.40},
-	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.30},
-	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.22},
+	{bf16: "r0123", fp8: "r0127", limit: 0.22},
+	{bf16: "r0124", fp8: "r0128", limit: 0.35},
+	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.26},
+	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.17},
 }
 
 // TestFP8SpeedUp compares the predicted FP8-over-BF16 speed-up with the
@@ -84,12 +84,14 @@ var fp8Pairs = []fp8Pair{
 // them left in bf16 measured 1.10x (vanilla) and 1.15x (async TP) over
 // bf16 (pytorch/torchtitan PR #1319). The model prices these kernels
 // (costmodel.FP8Rowwise: casts as torchao's roofline counts them, a
-// rescale kernel per backward GEMM), and its single linears come out
-// near or below the microbenchmarks (1.09x, 1.11x, 1.54x, 1.45x on PR
-// #2185's four shapes), yet the layers summed predict 1.22x where
-// torchtitan measured 1.00x: no mechanism found accounts for the gap.
+// rescale kernel per backward GEMM) and torchtitan's separate wq, wk, wv
+// and w1, w3 (frameworks.Torchtitan SeparateProjections: the small wk
+// and wv GEMMs #1207 points at), and its single linears come out near or
+// below the microbenchmarks (1.09x, 1.11x, 1.54x, 1.45x on PR #2185's
+// four shapes), yet the layers summed predict 1.20x where torchtitan
+// measured 1.00x: no mechanism found accounts for the rest of the gap.
 // The async TP pairs add the model's async TP overlap, optimistic on
-// bf16 too (r0124 +11.7%: async TP measured 1.09x over vanilla, predicted
+// bf16 too (r0124 +10%: async TP measured 1.09x over vanilla, predicted
 // 1.29x).
 func TestFP8SpeedUp(t *testing.T) {
 	byID := map[string]Result{}
