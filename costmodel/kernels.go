@@ -235,38 +235,6 @@ func (q pass) groupedLinear(groups, m, kk, n float64) {
 	q.r.rescale(&q.c.bwd, groups, kk, n)
 }
 
-// wgrad is r for a weight-gradient GEMM: its operands, the input and the
-// output gradient transposed, are the second copies CastWrites already
-// counts (Transformer Engine's fused cast-transpose writes the FP8 copy
-// and its transpose, or MXFP8's rowwise and columnwise copies, in one
-// pass: srcTE), so it casts nothing; a recipe that casts them again
-// charges that in wgradCasts. Under wgradHalf it is a 16-bit GEMM.
-func (r rates) wgrad() rates {
-	if r.wgradHalf {
-		return r.sixteenBit()
-	}
-	r.low = 0
-	return r
-}
-
-// wgradCasts is the column-wise casts of a weight-gradient GEMM's two
-// operands, kk x m and m x n (groups of them for grouped experts):
-// wgradCast bytes per element of each (Recipe.WgradCastBytes).
-func (r rates) wgradCasts(k *kernelCost, groups, m, kk, n float64) {
-	if r.low > 0 && r.wgradCast > 0 {
-		k.mem += groups*kk*(m+n)*r.wgradCast/r.mem + 2*r.k0
-	}
-}
-
-// rescale is the kernel that multiplies a backward GEMM's m x n 16-bit
-// output by the operands' scales (Recipe.RescaleBackward): it reads and
-// writes each element once.
-func (r rates) rescale(k *kernelCost, groups, m, n float64) {
-	if r.low > 0 && r.rescaleBwd {
-		r.stream(k, groups*m*n*2*r.e)
-	}
-}
-
 // linearM is a linear layer on m rows: the forward product, and in
 // backward the data gradient (m x n by n x kk) and the weight gradient
 // (kk x m by m x n).
@@ -281,46 +249,6 @@ func (q pass) linearM(m, kk, n float64) {
 	q.r.wgradCasts(&q.c.bwd, 1, kk, m, n)
 	q.r.wgrad().matmul(&q.c.bwd, kk, m, n)
 	q.r.rescale(&q.c.bwd, 1, kk, n)
-}
-
-// projections are linear layers of width kk reading the same input, of
-// widths ns: one fused GEMM of their summed width, or under separate one
-// linear each whose input-side casts happen once (the same cast of the
-// same tensor, which AOTAutograd's common-subexpression elimination
-// merges: torch/_functorch/config.py cse).
-func (q pass) projections(kk float64, ns ...float64) {
-	if !q.r.separate {
-		sum := 0.0
-		for _, n := range ns {
-			sum += n
-		}
-		q.linear(kk, sum)
-		return
-	}
-	for i, n := range ns {
-		if i == 0 {
-			q.linear(kk, n)
-			continue
-		}
-		q.sharedInputLinear(kk, n)
-	}
-}
-
-// sharedInputLinear is linearM on q.t rows without the casts of the
-// input another projection already cast: the forward cast and the
-// input's column-wise copy for the weight gradient.
-func (q pass) sharedInputLinear(kk, n float64) {
-	m, r := q.t, q.r
-	nocast := r
-	nocast.low = 0
-	nocast.matmul(&q.c.fwd, m, kk, n)
-	r.matmul(&q.c.bwd, m, n, kk)
-	r.rescale(&q.c.bwd, 1, m, kk)
-	if r.low > 0 && r.wgradCast > 0 {
-		q.c.bwd.mem += m*n*r.wgradCast/r.mem + r.k0
-	}
-	r.wgrad().matmul(&q.c.bwd, kk, m, n)
-	r.rescale(&q.c.bwd, 1, kk, n)
 }
 
 // elementwise is a memory-bound kernel moving fwd and bwd elements per
