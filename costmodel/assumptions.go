@@ -51,6 +51,11 @@ type Assumptions struct {
 	// holds two more fp32 copies of the logits beside the saved
 	// log-softmax (lossBackward; torchtitan).
 	EagerCrossEntropy bool `json:"eager_cross_entropy"`
+	// SeparateProjections: the attention's query, key and value
+	// projections and the SwiGLU gate and up projections are separate
+	// linear layers on the same input, not one fused GEMM (torchtitan's
+	// Llama: wq, wk, wv and w1, w3 are nn.Linear each).
+	SeparateProjections bool `json:"separate_projections,omitempty"`
 	// ZeRO3PerMatrix: ZeRO-3 runs as DeepSpeed's v0.3 releases of 2021 do
 	// (zero3PerMatrix): one list-form collective per weight matrix, the
 	// recomputed forward gathering again, prefetch only under 1e9 live

@@ -62,9 +62,13 @@ const (
 	// NVFP4 is 4-bit E2M1 with one E4M3 scale per 16 values and an fp32
 	// scale per tensor (Transformer Engine NVFP4BlockScaling, Blackwell).
 	NVFP4
+	// FP8RowwiseGWHP is torchao's rowwise recipe with the weight
+	// gradient in high precision (Float8 "rowwise_with_gw_hp").
+	FP8RowwiseGWHP
 )
 
-var precisionNames = enumNames{"bf16", "fp16", "fp8", "fp32", "fp8-cs", "fp8-rowwise", "fp8-blockwise", "mxfp8", "nvfp4"}
+var precisionNames = enumNames{"bf16", "fp16", "fp8", "fp32", "fp8-cs", "fp8-rowwise", "fp8-blockwise", "mxfp8", "nvfp4",
+	"fp8-rowwise-gw-hp"}
 
 func (p Precision) String() string               { return precisionNames.name(int(p)) }
 func (p Precision) MarshalText() ([]byte, error) { return []byte(p.String()), nil }

@@ -37,10 +37,20 @@ type rates struct {
 	// recipe (0: 16- or 32-bit GEMMs); castReads and castWrites are its
 	// passes per activation input (Recipe).
 	low, castReads, castWrites float64
-	// recastWgrad: the weight-gradient GEMM casts its inputs again
-	// (Recipe.WgradRecast); otherwise it reads the transposed copies the
-	// forward and data-gradient casts wrote.
-	recastWgrad bool
+	// wgradCast is the bytes per element of each weight-gradient
+	// operand cast again along the other axis (Recipe.WgradCastBytes;
+	// 0: the GEMM reads the transposed copies the forward and
+	// data-gradient casts wrote). rescaleBwd: each backward GEMM's
+	// output is rescaled by a kernel of its own
+	// (Recipe.RescaleBackward).
+	wgradCast  float64
+	rescaleBwd bool
+	// wgradHalf: the weight-gradient GEMM runs in 16 bits
+	// (Recipe.WgradHighPrecision).
+	wgradHalf bool
+	// separate: projections of one input are separate linear layers
+	// (Assumptions.SeparateProjections).
+	separate bool
 	// LoRA and QLoRA (lorakernels.go): the base is frozen (no weight
 	// gradient), adapters of rank loraRank sit on loraTargets, and nf4
 	// dequantizes every weight before its matmuls.
@@ -221,20 +231,10 @@ func (q pass) linear(kk, n float64) { q.linearM(q.t, kk, n) }
 func (q pass) groupedLinear(groups, m, kk, n float64) {
 	q.r.groupedMatmul(&q.c.fwd, groups, m, kk, n)
 	q.r.groupedMatmul(&q.c.bwd, groups, m, n, kk)
+	q.r.rescale(&q.c.bwd, groups, m, kk)
+	q.r.wgradCasts(&q.c.bwd, groups, kk, m, n)
 	q.r.wgrad().groupedMatmul(&q.c.bwd, groups, kk, m, n)
-}
-
-// wgrad is r for a weight-gradient GEMM: its operands, the input and the
-// output gradient transposed, are the second copies CastWrites already
-// counts (Transformer Engine's fused cast-transpose writes the FP8 copy
-// and its transpose, or MXFP8's rowwise and columnwise copies, in one
-// pass: srcTE), so it casts nothing, unless the recipe casts again
-// (Recipe.WgradRecast).
-func (r rates) wgrad() rates {
-	if !r.recastWgrad {
-		r.low = 0
-	}
-	return r
+	q.r.rescale(&q.c.bwd, groups, kk, n)
 }
 
 // linearM is a linear layer on m rows: the forward product, and in
@@ -243,11 +243,14 @@ func (r rates) wgrad() rates {
 func (q pass) linearM(m, kk, n float64) {
 	q.r.matmul(&q.c.fwd, m, kk, n)
 	q.r.matmul(&q.c.bwd, m, n, kk)
+	q.r.rescale(&q.c.bwd, 1, m, kk)
 	if q.r.frozen {
 		q.dequantize(kk, n)
 		return
 	}
+	q.r.wgradCasts(&q.c.bwd, 1, kk, m, n)
 	q.r.wgrad().matmul(&q.c.bwd, kk, m, n)
+	q.r.rescale(&q.c.bwd, 1, kk, n)
 }
 
 // elementwise is a memory-bound kernel moving fwd and bwd elements per
@@ -321,7 +324,7 @@ func (e *Evaluator) layerCost(r rates, sh layerShape, moe bool) layerCost {
 // the down projection.
 func mlpKernels(q pass, m *Model, f, h float64) {
 	if m.MLP == SwiGLU {
-		q.linear(h, 2*f)
+		q.projections(h, f, f)
 		q.adapter(h, f, TargetGate)
 		q.adapter(h, f, TargetUp)
 		q.elementwise(3*f*q.r.gluX, 5*f*q.r.gluX)
@@ -358,7 +361,7 @@ func (e *Evaluator) attentionKernels(q pass, sh layerShape) {
 		q.adapted(kr, sh.heads*float64(a.QKNopeDim+a.VDim), TargetV)
 		q.c.mark(ModMLAUpProj, before)
 	} else {
-		q.linear(h, (sh.heads+2*sh.kv)*qk)
+		q.projections(h, sh.heads*qk, sh.kv*qk, sh.kv*qk)
 		q.adapter(h, sh.heads*qk, TargetQ)
 		q.adapter(h, sh.kv*qk, TargetK)
 		q.adapter(h, sh.kv*qk, TargetV)

@@ -7,10 +7,14 @@ package costmodel
 const (
 	srcTE = "Transformer Engine docs, \"Using FP8 and FP4 with Transformer Engine\" " +
 		"(docs.nvidia.com/deeplearning/transformer-engine/user-guide/examples/fp8_primer.html)"
-	srcTorchao = "torchao float8 README (github.com/pytorch/ao/tree/main/torchao/float8): tensorwise and rowwise recipes"
-	srcDSV3    = "DeepSeek-V3 technical report (arXiv:2412.19437), sec. 3.3.2: 1x128 activation tiles, 128x128 weight blocks"
-	srcMX      = "OCP Microscaling Formats (MX) v1.0: 32-element blocks with an E8M0 scale"
-	srcNVFP4   = "NVIDIA, \"Pretraining LLMs with NVFP4\" (arXiv:2509.25149): E2M1 values, E4M3 scale per 16, fp32 per tensor"
+	srcTorchao         = "torchao float8 README (github.com/pytorch/ao/tree/main/torchao/float8): tensorwise and rowwise recipes"
+	srcTorchaoRoofline = "torchao torchao/testing/training/roofline_utils.py, get_tensor_memory_traffic_ovhd_s (rowwise): " +
+		"8 bytes of casts per input and output-gradient element"
+	srcTorchaoRescale = "torchao torchao/float8/float8_ops.py, addmm_float8_unwrapped (rowwise scales without fast accumulation: " +
+		"cuBLAS tensorwise kernel, then output *= scales); pytorch/ao#2184: one extra kernel per GEMM for the rescaling"
+	srcDSV3  = "DeepSeek-V3 technical report (arXiv:2412.19437), sec. 3.3.2: 1x128 activation tiles, 128x128 weight blocks"
+	srcMX    = "OCP Microscaling Formats (MX) v1.0: 32-element blocks with an E8M0 scale"
+	srcNVFP4 = "NVIDIA, \"Pretraining LLMs with NVFP4\" (arXiv:2509.25149): E2M1 values, E4M3 scale per 16, fp32 per tensor"
 )
 
 // lowGEMMsTE is what Transformer Engine runs in the low format: the
@@ -40,11 +44,20 @@ type Recipe struct {
 	// WeightCopyBytes is the extra memory per local weight parameter:
 	// low-format weight copies cached across micro-batches, with scales.
 	WeightCopyBytes float64 `json:"weight_copy_bytes,omitempty"`
-	// WgradRecast: the weight-gradient GEMM casts its operands again from
-	// the 16-bit tensors (torchao saves the high-precision input and casts
-	// it and the output gradient along the other axis in the backward);
-	// otherwise it reads the transposed copies CastWrites counts.
-	WgradRecast bool `json:"wgrad_recast,omitempty"`
+	// WgradCastBytes is the bytes moved per element of each of the
+	// weight-gradient GEMM's two operands (the input and the output
+	// gradient) to cast it again along the other axis from its 16-bit
+	// tensor (torchao saves the high-precision input and scales both
+	// operands per column in the backward); 0: the GEMM reads the
+	// transposed copies CastWrites counts.
+	WgradCastBytes float64 `json:"wgrad_cast_bytes,omitempty"`
+	// WgradHighPrecision: the weight-gradient GEMM runs in 16 bits on
+	// the 16-bit input and output gradient, with no cast.
+	WgradHighPrecision bool `json:"wgrad_high_precision,omitempty"`
+	// RescaleBackward: the two backward GEMMs run unscaled and their
+	// 16-bit outputs are multiplied by the scales in a kernel of their
+	// own, which reads and writes each output element once.
+	RescaleBackward bool `json:"rescale_backward,omitempty"`
 	// SavedInputBytes is the bytes per element of a low-format linear's
 	// input as saved for its weight gradient (0: kept in the activation
 	// dtype). Transformer Engine's Linear, LayerNormLinear and
@@ -75,12 +88,31 @@ var recipes = [...]Recipe{
 	// cast (srcTE, Float8CurrentScaling; torchao "tensorwise").
 	FP8CS: {GEMMFormat: "FP8", LowGEMMs: lowGEMMsTE, InputBytes: 1, CastReads: 2, CastWrites: 2, WeightCopyBytes: 2,
 		Source: srcTE + ": Float8CurrentScaling; " + srcTorchao},
-	// torchao's rowwise recipe swaps every nn.Linear (torchtitan leaves
-	// the output layer out), scales per row of each operand with an
-	// amax pass, casts the weights at every call (no cached copy), and
-	// its scales are one fp32 per row.
+	// torchao's rowwise recipe (Float8LinearRecipeName.ROWWISE) swaps
+	// every nn.Linear (torchtitan leaves the output layer out) and runs
+	// all three GEMMs in FP8 with one fp32 scale per row; it casts the
+	// weights at every call (no cached copy). Casts, as torchao's float8
+	// roofline counts them (srcTorchaoRoofline): a tensor's rowwise
+	// scale is a reduction along the contiguous row, so its amax and
+	// cast are one kernel (read 2, write 1 byte per element); the
+	// column-wise copy the weight gradient reads takes the rest of the
+	// roofline's 8 bytes per input and output-gradient element: a
+	// 16-bit transposed copy written and read again and the FP8 copy
+	// written (5 bytes). The backward GEMMs run without fast
+	// accumulation, which torchao sends to the per-tensor cuBLAS kernel
+	// with unit scales and then rescales the output (srcTorchaoRescale).
 	FP8Rowwise: {GEMMFormat: "FP8Row", LowGEMMs: "every nn.Linear except the output layer (torchtitan filter_fqns)",
-		InputBytes: 1, CastReads: 2, CastWrites: 2, WgradRecast: true, Source: srcTorchao},
+		InputBytes: 1, CastReads: 1, CastWrites: 1, WgradCastBytes: 5, RescaleBackward: true,
+		Source: srcTorchao + "; " + srcTorchaoRoofline + "; " + srcTorchaoRescale},
+	// rowwise_with_gw_hp (Float8LinearRecipeName.ROWWISE_WITH_GW_HP,
+	// torchao/float8/config.py): the forward as rowwise; the data
+	// gradient multiplies the rowwise-scaled output gradient by the
+	// weight scaled per tensor, which is not the rowwise pair torchao
+	// rescales by hand (addmm_float8_unwrapped), so no rescale kernel;
+	// the weight gradient runs in bf16 on the saved 16-bit input and the
+	// output gradient (scaling disabled), so neither is cast again.
+	FP8RowwiseGWHP: {GEMMFormat: "FP8Row", LowGEMMs: "every nn.Linear except the output layer (torchtitan filter_fqns); weight gradients in bf16",
+		InputBytes: 1, CastReads: 1, CastWrites: 1, WgradHighPrecision: true, Source: srcTorchao + "; " + srcTorchaoRoofline},
 	// Blockwise: a 1x128 tile's amax is local to the cast kernel (one
 	// read); fp32 scales per 128 activations and per 128x128 weights.
 	FP8Blockwise: {GEMMFormat: "FP8Block", LowGEMMs: lowGEMMsTE, InputBytes: 1 + 4.0/128, CastReads: 1, CastWrites: 2,

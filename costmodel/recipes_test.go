@@ -77,8 +77,14 @@ func TestRecipeMemoryAndTime(t *testing.T) {
 // twice, its input in the forward and its output gradient in the
 // backward, each writing the copy and its transpose; the weight-gradient
 // GEMM reads those transposes. torchao's rowwise recipe casts the input
-// and the gradient again for the weight gradient, so its backward casts
-// twice.
+// (3 bytes per element) in the forward and, in the backward, the
+// gradient (3 bytes), both weight-gradient operands again column-wise (5
+// bytes each: torchao's roofline, 8 bytes per tensor in all), and
+// rescales both backward GEMMs' 16-bit outputs (read and write, 4
+// bytes): on a square m x k input with a k x k weight, m = 2k, the
+// backward moves 3 + 5 + 5 + 4 + 4/2 = 19 bytes per input element
+// against the forward's 3. rowwise_with_gw_hp casts only the gradient in
+// the backward (3 bytes, as the forward's input).
 func TestWgradCast(t *testing.T) {
 	m, _ := LookupModel("llama3-8b")
 	g, _ := hardware.LookupGPU("h100")
@@ -87,12 +93,36 @@ func TestWgradCast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for pr, want := range map[Precision]float64{FP8: 1, FP8CS: 1, MXFP8: 1, NVFP4: 1, FP8Blockwise: 1, FP8Rowwise: 2} {
+	for pr, want := range map[Precision]float64{FP8: 1, FP8CS: 1, MXFP8: 1, NVFP4: 1, FP8Blockwise: 1, FP8Rowwise: 19.0 / 3, FP8RowwiseGWHP: 1} {
 		var lc layerCost
 		q := pass{r: e.rates(Plan{Precision: pr}), c: &lc, t: 8192}
 		q.linear(4096, 4096) // square: the input and its gradient are the same size
 		if got := lc.bwd.mem / lc.fwd.mem; math.Abs(got-want) > 1e-9 {
 			t.Errorf("%v: backward casts %.3g times the forward's, want %g", pr, got, want)
 		}
+	}
+}
+
+// TestWgradHighPrecision: torchao's rowwise_with_gw_hp runs the data
+// gradient in FP8 and the weight gradient on the 16-bit curve
+// (torchao/float8/config.py, ROWWISE_WITH_GW_HP).
+func TestWgradHighPrecision(t *testing.T) {
+	m, _ := LookupModel("llama3-8b")
+	g, _ := hardware.LookupGPU("h100")
+	c, _ := hardware.ClusterForGPUs(g, 8, 8)
+	e, err := NewEvaluator(m, c, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.rates(Plan{Precision: FP8RowwiseGWHP})
+	var lc layerCost
+	q := pass{r: r, c: &lc, t: 8192}
+	q.linear(4096, 14336)
+	want := (r.gemm.Time(8192, 4096, 14336) + r.half.Time(4096, 14336, 8192)) / r.gemmShare
+	if math.Abs(lc.bwd.gemm-want) > 1e-12 {
+		t.Errorf("backward GEMMs %.4g s, want FP8 data gradient + bf16 weight gradient %.4g s", lc.bwd.gemm, want)
+	}
+	if r.half.Time(4096, 14336, 8192) <= r.gemm.Time(4096, 14336, 8192) {
+		t.Errorf("the bf16 weight-gradient GEMM is not slower than the FP8 one")
 	}
 }

@@ -158,9 +158,10 @@ func (e *Evaluator) rates(p Plan) rates {
 	kc := &e.curves[p.Precision]
 	r := rates{gemm: kc.gemm, half: kc.half, attn: kc.attn, gemmShare: a.GEMMEfficiency, attnShare: a.AttentionEfficiency,
 		e: 2, mem: float64(g.MemBandwidth) * a.HBMEfficiency, k0: float64(a.KernelOverhead),
-		normX: 1, ropeX: 1, gluX: 1}
+		normX: 1, ropeX: 1, gluX: 1, separate: a.SeparateProjections}
 	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
-		r.low, r.castReads, r.castWrites, r.recastWgrad = rc.InputBytes, rc.CastReads, rc.CastWrites, rc.WgradRecast
+		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
+		r.wgradCast, r.rescaleBwd, r.wgradHalf = rc.WgradCastBytes, rc.RescaleBackward, rc.WgradHighPrecision
 	}
 	if p.Precision == FP32 {
 		r.e = 4

@@ -105,6 +105,7 @@
 // its own flag, and prints every setting it applied with its source (also
 // for `planner search`). --precision names a recipe: bf16, fp16, fp32,
 // fp8 (Transformer Engine's delayed scaling), fp8-cs, fp8-rowwise,
+// fp8-rowwise-gw-hp (torchao's rowwise with bf16 weight gradients),
 // fp8-blockwise, mxfp8 or nvfp4; the low-precision weight copies are a
 // memory line. Every estimate and search prints on its accuracy line how
 // many calibration rows back its GPU and format, and their error, or that

@@ -37,7 +37,7 @@ var presetFlags = map[string]string{
 	frameworks.SetTPOverlap: "tp-comm-overlap", frameworks.SetP2P: "overlap-p2p",
 	frameworks.SetGradDType: "grad-fp32", frameworks.SetSP: "sp",
 	frameworks.SetKernel: "attention-kernel", frameworks.SetCP: "cp-all-gather",
-	frameworks.SetLoss: "eager-cross-entropy",
+	frameworks.SetLoss: "eager-cross-entropy", frameworks.SetProjections: "separate-projections",
 }
 
 // resolve looks the preset up (nothing when --framework is not given).
@@ -71,7 +71,8 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 		{"grad-fp32", func() { a.GradAccumFP32 = p.GradAccumFP32 }},
 		{"attention-kernel", func() { a.AttentionKernel = p.AttentionKernel }},
 		{"cp-all-gather", func() { a.CPAllGather = p.CPAllGather }},
-		{"eager-cross-entropy", func() { a.EagerCrossEntropy = p.EagerCrossEntropy }}} {
+		{"eager-cross-entropy", func() { a.EagerCrossEntropy = p.EagerCrossEntropy }},
+		{"separate-projections", func() { a.SeparateProjections = p.SeparateProjections }}} {
 		if !set[x.flag] {
 			x.copy()
 		}

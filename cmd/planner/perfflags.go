@@ -28,6 +28,7 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.a.CPAllGather, "cp-all-gather", d.CPAllGather, "context parallelism all-gathers keys and values (Llama 3, torchtitan) instead of Megatron's ring")
 	fs.BoolVar(&f.a.OverlapP2P, "overlap-p2p", d.OverlapP2P, "hide pipeline sends and receives behind compute")
 	fs.BoolVar(&f.a.EagerCrossEntropy, "eager-cross-entropy", d.EagerCrossEntropy, "the loss is PyTorch's cross_entropy on fp32 logits (torchtitan), whose backward holds 8 more bytes per logit, not a fused in-place kernel")
+	fs.BoolVar(&f.a.SeparateProjections, "separate-projections", d.SeparateProjections, "query, key and value (and SwiGLU gate and up) projections are separate linear layers (torchtitan), not one fused GEMM")
 	fs.BoolVar(&f.a.UnfusedElementwise, "unfused-elementwise", d.UnfusedElementwise, "norms, rotary embeddings and SwiGLU as unfused eager PyTorch kernels")
 	fs.Float64Var(&f.a.GEMMEfficiency, "gemm-efficiency", d.GEMMEfficiency, "share of the tensor-core peak matrix multiplies reach")
 	fs.Float64Var(&f.a.AttentionEfficiency, "attention-efficiency", d.AttentionEfficiency, "share of the peak FlashAttention reaches")

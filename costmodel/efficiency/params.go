@@ -53,7 +53,9 @@ func borrow(a hardware.Arch, f Format) (hardware.Arch, Format, string) {
 	case a == hardware.CDNA3:
 		return borrowCDNA3(f)
 	case f == FP8Row:
-		return a, FP8, "no rowwise-FP8 rows; the per-tensor FP8 curve with rowwise quantization fused into the cast (3 bytes per activation element, not 5)"
+		return a, FP8, "no rowwise-FP8 rows; the per-tensor FP8 curve: torchao runs rowwise-scaled backward GEMMs on cuBLAS's per-tensor kernel " +
+			"and rescales their outputs (float8_ops.py), and PyTorch's CUTLASS rowwise kernel for the forward reaches 90-100% of " +
+			"the per-tensor speed on most shapes (pytorch/pytorch#147971)"
 	case f == MXFP8:
 		return a, FP8Block, "no MXFP8 rows; the FP8 block-scaled curve (DeepGEMM's 1x128/128x128 scales), both scaled in the tensor-core pipeline on Blackwell"
 	}

@@ -37,6 +37,10 @@ type Preset struct {
 	// EagerCrossEntropy: the loss is PyTorch's cross_entropy on fp32
 	// logits (costmodel.Assumptions field).
 	EagerCrossEntropy bool
+	// SeparateProjections: the model code has separate query, key and
+	// value projections and separate SwiGLU gate and up projections
+	// (costmodel.Assumptions.SeparateProjections).
+	SeparateProjections bool
 	// ZeRO3PerMatrix: ZeRO-3 as DeepSpeed v0.3 of 2021 runs it, one
 	// list-form collective per weight matrix (costmodel.Assumptions field).
 	ZeRO3PerMatrix bool
@@ -85,6 +89,7 @@ const (
 	SetRecipes     = "low-precision recipes"
 	SetFSDPUnderPP = "zero-3 under pp"
 	SetLoss        = "cross-entropy"
+	SetProjections = "projections"
 	SetZeRO3Calls  = "zero-3 collectives"
 )
 
@@ -116,7 +121,9 @@ func (p Preset) Settings() []Setting {
 		{SetZeRO3Calls, either(p.ZeRO3PerMatrix, "per weight matrix, list form", "per layer"),
 			either(p.ZeRO3PerMatrix, "", srcFSDPPerLayer)},
 		{SetLoss, either(p.EagerCrossEntropy, "eager on fp32 logits", "fused, in place"),
-			either(p.EagerCrossEntropy, "", srcFusedLoss)}}
+			either(p.EagerCrossEntropy, "", srcFusedLoss)},
+		{SetProjections, either(p.SeparateProjections, "separate q, k, v and gate, up", "fused qkv and gate+up"),
+			either(p.SeparateProjections, "", srcFusedProjections)}}
 	for i := range s {
 		if s[i].Source == "" {
 			s[i].Source = p.Cite[s[i].Name]
@@ -141,6 +148,11 @@ const srcFSDPPerLayer = "ZeRO-3 / FSDP gathers one layer at a time and frees it 
 // tensor is the fp32 softmax.
 const srcFusedLoss = "Megatron-Core tensor_parallel/cross_entropy.py: VocabParallelCrossEntropy saves the softmax and writes the gradient into it in place (Korthikanti et al. 2022, sec. 4.3: 4sbv/t)"
 
+// srcFusedProjections is the fused projections of Megatron-style model
+// code.
+const srcFusedProjections = "Megatron-Core transformer/attention.py linear_qkv and transformer/mlp.py linear_fc1 " +
+	"(gate and up in one GEMM for gated linear units)"
+
 func onOff(b bool) string { return either(b, "on", "off") }
 
 // Apply sets the preset's assumptions in a.
@@ -154,6 +166,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	a.EagerCrossEntropy = p.EagerCrossEntropy
+	a.SeparateProjections = p.SeparateProjections
 	a.ZeRO3PerMatrix = p.ZeRO3PerMatrix
 	a.BF16OptimizerGrads = p.BF16OptimizerGrads
 	return a

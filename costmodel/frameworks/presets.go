@@ -65,16 +65,20 @@ var NeMo = Preset{Name: "nemo", Title: "NeMo / Megatron-Bridge performance recip
 // Torchtitan is current torchtitan: FSDP2, torch.compile, SDPA.
 var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.compile)",
 	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, CPAllGather: true, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
-	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, SequenceParallel: true,
-	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Rowwise, costmodel.MXFP8},
+	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, SequenceParallel: true, SeparateProjections: true,
+	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Rowwise, costmodel.FP8RowwiseGWHP, costmodel.MXFP8},
 	Recompute: costmodel.Selective, MicroBatch: 1, ZeRO: 3, HighPrecisionSavedInputs: true,
 	Cite: map[string]string{SetKernel: srcSDPA, SetCP: srcTitanCP,
 		SetAttention: srcTitanDoc, SetElementwise: srcTitanDoc + ": torch.compile fuses them",
 		SetGradReduce: srcTitanDoc, SetParamGather: srcTitanDoc, SetTPOverlap: srcTitanTP,
 		SetP2P: assumed, SetGradDType: srcTitanMP, SetSP: srcTitanTP, SetRecipes: srcTitanDoc, SetFSDPUnderPP: srcTitanFSDPPP,
-		SetLoss: srcTitanLoss}}
+		SetLoss: srcTitanLoss, SetProjections: srcTitanModel}}
 
 // srcTitanLoss is torchtitan's loss.
+// srcTitanModel is where torchtitan's Llama keeps its projections apart.
+const srcTitanModel = "torchtitan models/llama3/model.py (models/llama/model.py in 2024): Attention.wq, wk, wv and " +
+	"FeedForward.w1, w3 are separate nn.Linear layers"
+
 const srcTitanLoss = "torchtitan train.py / components/loss.py: cross_entropy_loss = F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)); the bf16 pred is deleted before loss.backward()"
 
 // srcTitanFSDPPP is where torchtitan keeps a pipeline stage unsharded.
