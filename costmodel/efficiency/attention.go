@@ -26,6 +26,11 @@ type Attention struct {
 	// to the forward: ratio x keys / (keys + BackwardKeys), fitted on
 	// FlashAttention-3's H100 forward and backward figures (backward.go).
 	BackwardRatio, BackwardKeys float64
+	// ExpHeadDim is the head dim below which a tile is bound by the
+	// softmax's exponentials rather than its matmuls (expHeadDims): a
+	// tile of smaller head dims takes as long as one of ExpHeadDim. Zero:
+	// no floor.
+	ExpHeadDim float64
 }
 
 // Forward is the seconds of one fused attention forward over batchHeads
@@ -73,11 +78,13 @@ func (a Attention) backwardShare(keys float64) float64 {
 
 // tileTime is the tensor-core time of batchHeads x ceil(sq/BlockQ) query
 // tiles that each multiply BlockQ rows against work keys with head dims
-// summing to d (QK^T then PV):
+// summing to d (QK^T then PV), d at least 2 ExpHeadDim (the exponentials'
+// floor, expHeadDims):
 //
 //	waves = ceil(tiles / SMs)
-//	time  = waves x 2 BlockQ d work / (Ceiling x Peak / SMs)
+//	time  = waves x 2 BlockQ max(d, 2 ExpHeadDim) work / (Ceiling x Peak / SMs)
 func (a Attention) tileTime(batchHeads, sq, work, d float64) float64 {
+	d = max(d, 2*a.ExpHeadDim)
 	tiles := batchHeads * math.Ceil(sq/a.BlockQ)
 	waves := math.Ceil(tiles / a.SMs)
 	return waves * 2 * a.BlockQ * d * work * a.SMs / (a.Ceiling * a.Peak)
