@@ -39,15 +39,17 @@ type Attention struct {
 //
 //	max(compute, bytes / (HBM x HBMEff)) + Launch
 //
-// where compute is tileTime and bytes reads q, k, v and writes the output
-// once per head (an upper bound under grouped-query attention). The FLOPs
+// where compute is tileTime over head dims dqk + dv, at least
+// 2 ExpHeadDim (the exponentials' floor), and bytes reads q, k, v and
+// writes the output once per head (an upper bound under grouped-query
+// attention). The FLOPs
 // are Flops(batchHeads, sq, skv, dqk, dv, causal). It does not allocate.
 func (a Attention) Forward(batchHeads, sq, skv, dqk, dv float64, causal bool) float64 {
 	if batchHeads <= 0 || sq <= 0 || skv <= 0 {
 		return 0
 	}
 	keys := tileKeys(sq, skv, a.BlockQ, causal)
-	compute := a.tileTime(batchHeads, sq, keys+a.KHalf, dqk+dv)
+	compute := a.tileTime(batchHeads, sq, keys+a.KHalf, max(dqk+dv, 2*a.ExpHeadDim))
 	bytes := a.Bytes * batchHeads * (sq*(dqk+dv) + skv*(dqk+dv))
 	return max(compute, bytes/(a.HBM*a.HBMEff)) + a.Launch
 }
@@ -55,15 +57,16 @@ func (a Attention) Forward(batchHeads, sq, skv, dqk, dv float64, causal bool) fl
 // Backward is the seconds of the fused backward of the same call: 2.5
 // times the forward FLOPs (five matmuls against two, the scores
 // recomputed; FlashAttention-2 paper, sec. 4.1) at the forward's rate
-// times backwardShare, reading q, k, v, output, its gradient and the
-// softmax statistics and writing three gradients (about twice the
-// forward's bytes).
+// times backwardShare, its head dims floored at backwardExpShare of the
+// forward's floor, reading q, k, v, output, its gradient and the softmax
+// statistics and writing three gradients (about twice the forward's
+// bytes).
 func (a Attention) Backward(batchHeads, sq, skv, dqk, dv float64, causal bool) float64 {
 	if batchHeads <= 0 || sq <= 0 || skv <= 0 {
 		return 0
 	}
 	keys := tileKeys(sq, skv, a.BlockQ, causal)
-	compute := 2.5 * a.tileTime(batchHeads, sq, keys+a.KHalf, dqk+dv) / a.backwardShare(keys)
+	compute := 2.5 * a.tileTime(batchHeads, sq, keys+a.KHalf, max(dqk+dv, 2*backwardExpShare*a.ExpHeadDim)) / a.backwardShare(keys)
 	bytes := 2 * a.Bytes * batchHeads * (sq*(dqk+dv) + skv*(dqk+dv))
 	return max(compute, bytes/(a.HBM*a.HBMEff)) + a.Launch
 }
@@ -78,13 +81,12 @@ func (a Attention) backwardShare(keys float64) float64 {
 
 // tileTime is the tensor-core time of batchHeads x ceil(sq/BlockQ) query
 // tiles that each multiply BlockQ rows against work keys with head dims
-// summing to d (QK^T then PV), d at least 2 ExpHeadDim (the exponentials'
-// floor, expHeadDims):
+// summing to d (QK^T then PV; Forward and Backward raise d to the
+// exponentials' floor, expHeadDims):
 //
 //	waves = ceil(tiles / SMs)
-//	time  = waves x 2 BlockQ max(d, 2 ExpHeadDim) work / (Ceiling x Peak / SMs)
+//	time  = waves x 2 BlockQ d work / (Ceiling x Peak / SMs)
 func (a Attention) tileTime(batchHeads, sq, work, d float64) float64 {
-	d = max(d, 2*a.ExpHeadDim)
 	tiles := batchHeads * math.Ceil(sq/a.BlockQ)
 	waves := math.Ceil(tiles / a.SMs)
 	return waves * 2 * a.BlockQ * d * work * a.SMs / (a.Ceiling * a.Peak)

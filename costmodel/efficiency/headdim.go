@@ -12,7 +12,11 @@ import "github.com/gpu-planner/planner/hardware"
 // arXiv:2407.08608, sec. 3). FlashAttention-3 and its successors overlap
 // the two (ping-pong and intra-warpgroup pipelining, same section), so a
 // tile runs at the slower of them: its matmul time down to a head dim
-// where the exponentials take as long, and flat below it. Blackwell
+// where the exponentials take as long, and flat below it. The floor is
+// measured on forwards; the backward's is scaled (backwardExpShare).
+// FlashAttention-3's own forward at head dim 64 agrees with the Hopper
+// floor: 497/648 of head dim 128's rate at 16k tokens (0.77) against
+// 64/87.6 = 0.73. Blackwell
 // doubled the tensor cores' rate without doubling the exponential units,
 // so its floor sits higher.
 //
@@ -38,6 +42,16 @@ var expHeadDims = []struct {
 	{hardware.BlackwellUltra, BF16, 95.2},
 	{hardware.BlackwellUltra, FP8, 99.5},
 }
+
+// backwardExpShare is the backward's floor over the forward's, from
+// FlashAttention-3's H100 figures (Shah et al. 2024, Figs. 5 and 6, BF16,
+// FlashAttention-3, 512, 1k and 2k tokens): head dim 64 runs at 333/467,
+// 392/565 and 460/625 of head dim 128's forward rate (0.714 mean) and
+// 272/316, 363/424 and 422/501 of its backward rate (0.853), so the
+// backward binds at 0.714/0.853 = 0.84 of the forward's head dim. The
+// backward has five matmuls to the forward's two around one exponential
+// per score, but also the elementwise dS = P (dP - D) per score.
+const backwardExpShare = 0.84
 
 // expHeadDim is the exponentials' floor of generation a's attention in
 // format f (expHeadDims), 0 where none is measured.

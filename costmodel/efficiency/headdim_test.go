@@ -49,7 +49,8 @@ func median(xs []float64) float64 {
 }
 
 // TestExpHeadDimFloor: on B200 a head-dim-64 forward takes as long as one
-// of the floor's head dim, and head dim 128 is untouched.
+// of the floor's head dim, head dim 128 is untouched, and the backward's
+// floor, 0.84 of it, binds at head dim 64 but not at 96.
 func TestExpHeadDimFloor(t *testing.T) {
 	a, _, err := AttentionFor(lookup(t, "b200"), BF16)
 	if err != nil {
@@ -67,5 +68,13 @@ func TestExpHeadDimFloor(t *testing.T) {
 	none.ExpHeadDim = 0
 	if a.Forward(64, 4096, 4096, 128, 128, true) != none.Forward(64, 4096, 4096, 128, 128, true) {
 		t.Error("the floor changed head dim 128")
+	}
+	// The backward's floor is 0.84 of the forward's, 83.9 here: head dim
+	// 64 is below it, 96 above.
+	if a.Backward(64, 4096, 4096, 64, 64, true) <= none.Backward(64, 4096, 4096, 64, 64, true) {
+		t.Error("the backward floor does not bind at head dim 64")
+	}
+	if a.Backward(64, 4096, 4096, 96, 96, true) != none.Backward(64, 4096, 4096, 96, 96, true) {
+		t.Error("the backward floor binds at head dim 96")
 	}
 }
