@@ -16,9 +16,9 @@ import "github.com/gpu-planner/planner/hardware"
 // measured on forwards; the backward's is scaled (backwardExpShare).
 // FlashAttention-3's own forward at head dim 64 agrees with the Hopper
 // floor: 497/648 of head dim 128's rate at 16k tokens (0.77) against
-// 64/87.6 = 0.73. Blackwell
-// doubled the tensor cores' rate without doubling the exponential units,
-// so its floor sits higher.
+// 64/87.6 = 0.73. The measured floors sit higher on Blackwell (100
+// against 88 in bf16), as a tensor-core rate grown faster than the
+// exponential units' would put them.
 //
 // expHeadDims is that head dim, per generation and format: 64 / r, with
 // r the median over the fitted GPUs (fitGPUs) of the FLOP rate at head
