@@ -2,6 +2,7 @@ package calibration
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -116,9 +117,12 @@ func TestMoEAccuracy(t *testing.T) {
 
 // TestMoEHostSyncFit: the host-sync latency (costmodel.DefaultMoEHostSync)
 // is one number fitted across the mixture-of-experts rows whose recipes
-// run without CUDA graphs over the attention; halving or raising it by
-// half makes their median error worse, and the rows with graphs do not
-// depend on it.
+// run without CUDA graphs over the attention, as the value that leaves
+// them unbiased: their signed median is within 1% of zero, halving the
+// latency makes them more than 2% optimistic and raising it by half more
+// than 2% pessimistic. Their median |error| is flat around it (14-16%
+// from 0.5 to 1.5 ms), so it only has to stay within half a point of the
+// best of those probes. The rows with graphs do not depend on it.
 func TestMoEHostSyncFit(t *testing.T) {
 	rows := load(t)
 	at := func(f float64) (Summary, []Result) {
@@ -135,11 +139,17 @@ func TestMoEHostSyncFit(t *testing.T) {
 		return summarize("no CUDA graphs", ng), g
 	}
 	fit, g1 := at(1)
+	if math.Abs(fit.Signed) > 0.01 {
+		t.Errorf("default %v: signed median %+.1f%%, want within 1%% of zero", costmodel.DefaultMoEHostSync, 100*fit.Signed)
+	}
 	for _, f := range []float64{0, 0.5, 1.5} {
 		s, g := at(f)
 		t.Logf("MoEHostSync x %.1f: %d rows without CUDA graphs, median %.1f%%, signed %+.1f%%", f, s.Rows, 100*s.Median, 100*s.Signed)
-		if s.Median < fit.Median {
-			t.Errorf("MoEHostSync x %.1f: median %.1f%% beats the default's %.1f%%", f, 100*s.Median, 100*fit.Median)
+		if s.Median < fit.Median-0.005 {
+			t.Errorf("MoEHostSync x %.1f: median %.1f%% beats the default's %.1f%% by more than half a point", f, 100*s.Median, 100*fit.Median)
+		}
+		if (f < 1 && s.Signed < 0.02) || (f > 1 && s.Signed > -0.02) {
+			t.Errorf("MoEHostSync x %.1f: signed median %+.1f%%, want beyond %s2%%", f, 100*s.Signed, map[bool]string{true: "+", false: "-"}[f < 1])
 		}
 		for i := range g {
 			if g[i].Predicted != g1[i].Predicted {

@@ -92,11 +92,15 @@ func (c *Case) zero(p *costmodel.Plan) {
 		p.ZeRO = c.fw.ZeRO
 		assume(&c.Assumed, "zero=%d", p.ZeRO)
 	}
-	// Composer's FSDP mixed-precision DEFAULT reduces gradients in fp32
-	// (Composer docs, "FSDP: mixed_precision"); PURE keeps them in bf16.
+	// Composer's FSDP mixed-precision DEFAULT (get_mixed_precision in
+	// composer/trainer/mosaic_fsdp_utils.py, v0.16.4, the floor that
+	// llm-foundry's setup.py pins at the benchmark commit b2a43a147)
+	// gathers bf16 parameters and reduces gradients in fp32; PURE keeps
+	// both in bf16. Only Composer 0.13's DEFAULT gathered fp32
+	// parameters (param_dtype unset), a release no table here ran.
 	if has(s, "mixed-precision mode default") {
 		c.fw.GradAccumFP32 = true
-		assume(&c.Assumed, "fp32 gradients (FSDP DEFAULT; its fp32 weight gathers are not modeled)")
+		assume(&c.Assumed, "fp32 gradient reduction (FSDP DEFAULT: bf16 weight gathers)")
 	}
 }
 

@@ -26,6 +26,11 @@ type Attention struct {
 	// to the forward: ratio x keys / (keys + BackwardKeys), fitted on
 	// FlashAttention-3's H100 forward and backward figures (backward.go).
 	BackwardRatio, BackwardKeys float64
+	// ExpHeadDim is the head dim below which a tile is bound by the
+	// softmax's exponentials rather than its matmuls (expHeadDims): a
+	// tile of smaller head dims takes as long as one of ExpHeadDim. Zero:
+	// no floor.
+	ExpHeadDim float64
 }
 
 // Forward is the seconds of one fused attention forward over batchHeads
@@ -34,15 +39,17 @@ type Attention struct {
 //
 //	max(compute, bytes / (HBM x HBMEff)) + Launch
 //
-// where compute is tileTime and bytes reads q, k, v and writes the output
-// once per head (an upper bound under grouped-query attention). The FLOPs
+// where compute is tileTime over head dims dqk + dv, at least
+// 2 ExpHeadDim (the exponentials' floor), and bytes reads q, k, v and
+// writes the output once per head (an upper bound under grouped-query
+// attention). The FLOPs
 // are Flops(batchHeads, sq, skv, dqk, dv, causal). It does not allocate.
 func (a Attention) Forward(batchHeads, sq, skv, dqk, dv float64, causal bool) float64 {
 	if batchHeads <= 0 || sq <= 0 || skv <= 0 {
 		return 0
 	}
 	keys := tileKeys(sq, skv, a.BlockQ, causal)
-	compute := a.tileTime(batchHeads, sq, keys+a.KHalf, dqk+dv)
+	compute := a.tileTime(batchHeads, sq, keys+a.KHalf, max(dqk+dv, 2*a.ExpHeadDim))
 	bytes := a.Bytes * batchHeads * (sq*(dqk+dv) + skv*(dqk+dv))
 	return max(compute, bytes/(a.HBM*a.HBMEff)) + a.Launch
 }
@@ -50,15 +57,16 @@ func (a Attention) Forward(batchHeads, sq, skv, dqk, dv float64, causal bool) fl
 // Backward is the seconds of the fused backward of the same call: 2.5
 // times the forward FLOPs (five matmuls against two, the scores
 // recomputed; FlashAttention-2 paper, sec. 4.1) at the forward's rate
-// times backwardShare, reading q, k, v, output, its gradient and the
-// softmax statistics and writing three gradients (about twice the
-// forward's bytes).
+// times backwardShare, its head dims floored at backwardExpShare of the
+// forward's floor, reading q, k, v, output, its gradient and the softmax
+// statistics and writing three gradients (about twice the forward's
+// bytes).
 func (a Attention) Backward(batchHeads, sq, skv, dqk, dv float64, causal bool) float64 {
 	if batchHeads <= 0 || sq <= 0 || skv <= 0 {
 		return 0
 	}
 	keys := tileKeys(sq, skv, a.BlockQ, causal)
-	compute := 2.5 * a.tileTime(batchHeads, sq, keys+a.KHalf, dqk+dv) / a.backwardShare(keys)
+	compute := 2.5 * a.tileTime(batchHeads, sq, keys+a.KHalf, max(dqk+dv, 2*backwardExpShare*a.ExpHeadDim)) / a.backwardShare(keys)
 	bytes := 2 * a.Bytes * batchHeads * (sq*(dqk+dv) + skv*(dqk+dv))
 	return max(compute, bytes/(a.HBM*a.HBMEff)) + a.Launch
 }
@@ -73,7 +81,8 @@ func (a Attention) backwardShare(keys float64) float64 {
 
 // tileTime is the tensor-core time of batchHeads x ceil(sq/BlockQ) query
 // tiles that each multiply BlockQ rows against work keys with head dims
-// summing to d (QK^T then PV):
+// summing to d (QK^T then PV; Forward and Backward raise d to the
+// exponentials' floor, expHeadDims):
 //
 //	waves = ceil(tiles / SMs)
 //	time  = waves x 2 BlockQ d work / (Ceiling x Peak / SMs)

@@ -60,7 +60,9 @@ func AttentionFor(g hardware.GPU, f Format) (Attention, Evidence, error) {
 	}
 	ev := gemmEvidence(g, a, gemmFit{format: f, err: fit.err}, reason)
 	ev.Source = sourceAttention
-	return fit.p.ApplyAttention(baseAttention(g, f)), ev, nil
+	curve := fit.p.ApplyAttention(baseAttention(g, f))
+	curve.ExpHeadDim = expHeadDim(a, f)
+	return curve, ev, nil
 }
 
 func lookupAttention(a hardware.Arch, f Format) (gemmFit, bool) {

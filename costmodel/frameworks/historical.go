@@ -88,9 +88,10 @@ var Torchtitan2024 = Preset{Name: "torchtitan-2024", Title: "torchtitan 2024 (FS
 // mixed_precision PURE, i.e. bf16 parameters, gradient reduction and
 // buffers). The A100 80GB and H100 tables date from 2023-10 (b2a43a147:
 // llm-foundry v0.3.0 with triton-pre-mlir and flash-attn 1.0.9; sweep.sh
-// passes no --attn_impl; amp_bf16 with DEFAULT, which Composer 0.16's
-// get_mixed_precision makes bf16 parameters and buffers with
-// reduce_dtype unset, so FSDP reduces gradients in bf16 too). The
+// passes no --attn_impl; amp_bf16 with DEFAULT: Composer's
+// get_mixed_precision gathers bf16 parameters in every release from 0.14
+// on, and from 0.16.4, the floor setup.py pins at that commit, reduces
+// gradients in fp32 (0.16.0-0.16.3 left reduce_dtype unset: bf16). The
 // large-scale H100 table (2024-01, 5e85bd62d, sweep.py) states flash
 // (flash-attn 2.4.2) for 1b, 3b, 7b and 70b and triton for 13b and 30b.
 // The rows keep FlashAttention-2: costed with efficiency.KernelTriton
