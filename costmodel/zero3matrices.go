@@ -38,7 +38,10 @@ import (
 //   - the next sub-module's weights are prefetched only while fewer than
 //     stage3_max_live_parameters are gathered (prefetch_next_sub_modules):
 //     a matrix that follows one of that many parameters or more is
-//     gathered on demand, with nothing to hide behind.
+//     gathered on demand, with nothing to hide behind (a prefetch issued
+//     at a parameter-less sub-module between two matrices, a norm or
+//     the softmax, hides behind that small module alone: counted as on
+//     demand).
 //
 // The two limits are those of the ZeRO-3 configuration DeepSpeed
 // published with its Megatron-LM integration (DeepSpeedExamples

@@ -136,3 +136,23 @@ func TestListFormCall(t *testing.T) {
 		}
 	}
 }
+
+// TestZeRO3StepFlatInDP: Narayanan et al. 2021 (Table 2) measured
+// GPT-175B under ZeRO-3 at 66.8 s a step on both 768 GPUs (micro-batch
+// 2) and 1,536 (micro-batch 1), the global batch 1,536: halving each
+// GPU's compute did not shorten the step. With every gather on demand and
+// each call's per-rank costs growing with dp, the predicted step does not
+// fall either.
+func TestZeRO3StepFlatInDP(t *testing.T) {
+	a := DefaultAssumptions()
+	a.ZeRO3PerMatrix = true
+	step := func(dp, mbs int) float64 {
+		p := Plan{TP: 1, PP: 1, CP: 1, DP: dp, MicroBatch: mbs, GlobalBatch: 1536, Seq: 2048, ZeRO: 3, Recompute: Full,
+			Precision: FP16, Attention: Eager}
+		e, p := evalPlan(t, "megatron-175b", "a100-80gb", 8, a, p)
+		return float64(e.Performance(p).StepTime)
+	}
+	if s768, s1536 := step(768, 2), step(1536, 1); s1536 < s768 {
+		t.Errorf("step %.1f s at dp 1536, %.1f s at dp 768: want no shorter", s1536, s768)
+	}
+}
