@@ -142,6 +142,8 @@ const nameZ3Rec = "zero-3: weight all-gather, recompute"
 // forward and the other gathers the backward and recompute, as
 // dpCommOver overlaps them, except the on-demand share (onDemandShare),
 // which is exposed whole; the reduce-scatters overlap the backward only.
+// After the step the persistent norms and biases are gathered again
+// (zero3Persist).
 func (e *Evaluator) zero3PerMatrix(in *stepInput, st *stageTime, set *commSet, t dpTarget, layers, fwdWin, bwdWin float64) {
 	p, g := in.p, t.g
 	fwd := e.m.denseMatrices(p.TP)
@@ -194,6 +196,7 @@ func (e *Evaluator) zero3PerMatrix(in *stepInput, st *stageTime, set *commSet, t
 		st.addComm(set, commItem{name: q.name, kind: q.kind, op: q.op, g: g, msg: q.msg, calls: q.calls,
 			cost: q.cost, exposed: exp, overlap: overlapBackward, source: srcZeRO3v03}, true, in.m)
 	}
+	e.zero3Persist(in, st, set, g, layers)
 }
 
 // liveWeights is the most parameters DeepSpeed v0.3 holds gathered at

@@ -44,7 +44,7 @@ const (
 	GuardHeldOutMean = 0.035
 	GuardHeldOutMax  = 0.08
 	GuardSetMedian   = 0.10
-	GuardSetP90      = 0.29
+	GuardSetP90      = 0.26
 	GuardLOSOMedian  = 0.12
 	GuardMoEMedian   = 0.13
 	GuardMoESigned   = 0.07
