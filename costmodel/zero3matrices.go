@@ -164,14 +164,15 @@ func (e *Evaluator) zero3PerMatrix(in *stepInput, st *stageTime, set *commSet, t
 	if p.Recompute == Full {
 		rec, again = 1, backwardRegather(fwd)
 	}
-	parts := [3]struct {
+	small, smallMsg, smallCalls := e.persistentGrads(in, g, L)
+	parts := [4]struct {
 		name               string
 		kind               CommKind
 		op                 Collective
 		msg, calls, demand float64
 		cost               commCost
 	}{{nameZ3Rec, CommDPParams, AllGather, w, rec * calls, demF, ag}, {t.names.z3bwd, CommDPParams, AllGather, w, again * calls, demB, ag},
-		{t.names.z3rs, CommDPGrads, ReduceScatter, gr, calls, 0, rs}}
+		{t.names.z3rs, CommDPGrads, ReduceScatter, gr, calls, 0, rs}, {nameZ3SmallRS, CommDPGrads, ReduceScatter, smallMsg, smallCalls, 0, small}}
 	// The gathers that are prefetched hide behind the recompute and the
 	// backward; a reduce-scatter only behind the backward of its own
 	// matrix, as the next fetch's torch.cuda.synchronize() waits for it.
@@ -179,7 +180,7 @@ func (e *Evaluator) zero3PerMatrix(in *stepInput, st *stageTime, set *commSet, t
 	for _, q := range parts[:2] {
 		hidden += q.calls * q.cost.time * (1 - q.demand)
 	}
-	tRS := parts[2].calls * parts[2].cost.time
+	tRS := parts[2].calls*parts[2].cost.time + parts[3].calls*parts[3].cost.time
 	xRS := max(tRS-st.bwd.total()*(L-1)/L, tRS/L)
 	x := max(hidden-max(bwdWin-(tRS-xRS), 0), hidden/L)
 	for i, q := range parts {
@@ -188,8 +189,8 @@ func (e *Evaluator) zero3PerMatrix(in *stepInput, st *stageTime, set *commSet, t
 		}
 		tq := q.calls * q.cost.time
 		exp := tq * q.demand
-		if i == 2 {
-			exp = xRS
+		if i >= 2 {
+			exp = xRS * tq / tRS
 		} else if hidden > 0 {
 			exp += x * tq * (1 - q.demand) / hidden
 		}

@@ -87,3 +87,26 @@ func (e *Evaluator) zero3Persist(in *stepInput, st *stageTime, set *commSet, g g
 	st.addComm(set, commItem{name: nameZ3Persist, kind: CommDPParams, op: AllGather, g: g, msg: L * elems * in.sb.Weight,
 		calls: 1, cost: c, exposed: c.time, source: srcZeRO3Persist}, false, in.m)
 }
+
+// nameZ3SmallRS is the per-tensor reduce-scatter of the persistent
+// tensors' gradients.
+const nameZ3SmallRS = "zero-3: norm and bias reduce-scatters"
+
+// persistentGrads is one reduce-scatter of a persistent tensor's
+// gradient and how many a micro-batch's backward issues: DeepSpeed
+// v0.3.13 reduces every parameter's gradient with its own list-form
+// reduce_scatter (stage3.py reduce_ipg_grads, average_tensor;
+// partition_parameters.py _reduce_scatter_gradients), the norms and
+// biases too, L x (persistent tensors a layer) calls of their mean size.
+func (e *Evaluator) persistentGrads(in *stepInput, g group, L float64) (c commCost, msg, calls float64) {
+	ts := e.m.persistentTensors(in.p.TP)
+	if len(ts) == 0 {
+		return commCost{}, 0, 0
+	}
+	var elems float64
+	for _, n := range ts {
+		elems += n
+	}
+	s := elems / float64(len(ts)) * in.sb.Grad
+	return listFormCall(e.cost(ReduceScatter, s, g), ReduceScatter, s, float64(g.size), in.r), s, L * float64(len(ts))
+}

@@ -49,6 +49,9 @@ func TestZeRO3PersistTime(t *testing.T) {
 	}
 	host := 96 * 8 * 1536 * 4 * dsHostOp
 	for _, l := range r.Traffic {
+		if l.Name == nameZ3SmallRS && l.Calls != 96*8 {
+			t.Errorf("%v reduce-scatters of norms and biases, want 96 x 8", l.Calls)
+		}
 		if l.Name != nameZ3Persist {
 			continue
 		}
