@@ -58,8 +58,8 @@ type Assumptions struct {
 	SeparateProjections bool `json:"separate_projections,omitempty"`
 	// ZeRO3PerMatrix: ZeRO-3 runs as DeepSpeed's v0.3 releases of 2021 do
 	// (zero3PerMatrix): one list-form collective per weight matrix, the
-	// recomputed forward gathering again, prefetch only under 1e9 live
-	// parameters. Dense models only.
+	// recomputed forward gathering again, prefetch only under 1e8 live
+	// parameters, a per-matrix working set. Dense models only.
 	ZeRO3PerMatrix bool `json:"zero3_per_matrix,omitempty"`
 	// BF16OptimizerGrads: ZeRO-1 keeps the gradients as DeepSpeed's
 	// BF16_Optimizer does (bf16Grads): each micro-batch's bf16 gradients

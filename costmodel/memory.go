@@ -248,6 +248,9 @@ func (e *Evaluator) shardFull(p Plan, s *StageMemory, moe bool) {
 	}
 	if p.ZeRO == 3 && p.ShardDegree() > 1 {
 		s.GatherBuffers = e.gatherBuffers(p, moe)
+		if e.a.ZeRO3PerMatrix && !moe {
+			s.GatherBuffers = e.matrixGather(p, sb)
+		}
 		if e.a.FSDPUnshardedUnderPP && p.PP > 1 {
 			s.GatherBuffers = e.stageUnsharded(p, s)
 		}

@@ -355,6 +355,9 @@ func microBatches(n float64) string {
 func (e *Evaluator) gatherLine(p Plan, s StageMemory, sb StateBytes) Line {
 	l := Line{Name: "ZeRO-3 gathered layer weights and gradients", Group: GroupStates, Bytes: s.GatherBuffers,
 		Formula: fmt.Sprintf("one layer's params/GPU x (2 x %g B weights + %g B gradients)", sb.Weight, sb.Grad), Source: srcFSDP}
+	if e.a.ZeRO3PerMatrix && e.m.MoE == nil {
+		return e.matrixGatherLine(s, sb)
+	}
 	if e.a.FSDPUnshardedUnderPP && p.PP > 1 {
 		l.Name = "ZeRO-3 unsharded stage weights and gradients (kept over the micro-batches)"
 		l.Formula = fmt.Sprintf("stage layer params/GPU x (%g B weights + %g B accumulated gradients)", sb.Weight, sb.Grad)

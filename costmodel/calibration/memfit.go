@@ -119,10 +119,9 @@ var sourceMemory = map[string]string{
 		"with selective recompute and fp8 off; the fine-tuning rows' scripts are examples/peft/llama/h100/*.sh): " +
 		"recompute, FP8 weight storage and activation offload are not known (the case assumes none)",
 	// Narayanan et al. 2021 (arXiv:2104.04473), Table 2; DeepSpeed
-	// v0.3.15 stage3.py (costmodel/zero3matrices.go).
-	"narayanan2021_table2": "the paper states no ZeRO-3 memory settings; the memory model holds one whole layer's " +
-		"gathered weights and gradients, while DeepSpeed v0.3's ZeRO-3 gathers one weight matrix at a time, " +
-		"prefetches only under stage3_max_live_parameters (1e9; each MLP matrix here holds 1.68e9) and releases " +
-		"after use: that per-matrix live set is not modeled for memory; activation-checkpoint options " +
-		"(partition_activations, cpu_checkpointing) are not stated (the case keeps the checkpoints on the GPU)",
+	// v0.3.13 stage3.py (costmodel/zero3matrices.go).
+	"narayanan2021_table2": "the paper states no ZeRO-3 memory settings: the case holds DeepSpeed v0.3's per-matrix " +
+		"working set under the limits of DeepSpeed's Megatron ZeRO-3 example (stage3_max_live_parameters 1e8, " +
+		"reduce_bucket_size 5e7); activation-checkpoint options (partition_activations, cpu_checkpointing) are " +
+		"not stated (the case keeps the checkpoints on the GPU)",
 }

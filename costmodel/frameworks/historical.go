@@ -61,8 +61,9 @@ var DeepSpeedZeRO3of2021 = Preset{Name: "deepspeed-zero3-2021", Title: "DeepSpee
 		SetZeRO3Calls: srcDSv03}}
 
 // srcDSv03 is where DeepSpeed's 2021 ZeRO-3 issues its collectives.
-const srcDSv03 = "DeepSpeed v0.3.15 partition_parameters.py: _allgather_param and _reduce_scatter_gradient per parameter, " +
-	"one tensor per rank; stage3.py: release after use, prefetch under stage3_max_live_parameters"
+const srcDSv03 = "DeepSpeed v0.3.13 partition_parameters.py: _allgather_param and _reduce_scatter_gradient per parameter, " +
+	"one tensor per rank; stage3.py: torch.cuda.synchronize() in each fetch, release after use, prefetch under " +
+	"stage3_max_live_parameters (1e8 in DeepSpeedExamples Megatron-LM-v1.1.5-ZeRO3 ds_zero_stage_3_config.json)"
 
 // Torchtitan2024 is torchtitan's 2024 performance docs: FSDP2 with
 // prefetch, SDPA FlashAttention, the model in eager PyTorch (RMSNorm,
