@@ -57,8 +57,9 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 	var t BatchStep
 	tokens := batch + float64(chunk)
 	M := float64(b.c.GPU.MemBandwidth) * b.a.ServeHBMEfficiency
-	P := float64(b.peak) * b.a.ServeFLOPEfficiency
-	P16 := float64(b.c.GPU.PeakBF16) * b.c.GPU.Sustained() * b.a.ServeFLOPEfficiency
+	gemm, attention := b.a.computeShares(b.s.Weights)
+	P := float64(b.peak) * gemm
+	P16 := float64(b.c.GPU.PeakBF16) * b.c.GPU.Sustained() * attention
 	perKey := b.m.attentionFLOPsPerKey()
 	for st := range b.s.PP {
 		g := serveStage(b.m, b.s, b.layout, st)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/costmodel/servingcal"
 )
 
@@ -52,7 +53,7 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	for _, g := range []string{"hopper", "blackwell", "ampere"} {
 		for k, s := range v.Params.Shares {
 			if string(k) == g {
-				fmt.Fprintf(w, "  %-9s HBM share %.3f, FLOP share %.3f\n", g, s.HBM, s.FLOP)
+				fmt.Fprintf(w, "  %-9s HBM share %.3f, %s\n", g, s.HBM, flopShares(k, s))
 			}
 		}
 	}
@@ -146,4 +147,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// flopShares describes the FLOP shares of generation g: its fitted one,
+// or the measured kernels' (costmodel.MeasuredKernelShares).
+func flopShares(g costmodel.Generation, s costmodel.Shares) string {
+	k, ok := costmodel.MeasuredKernelShares[g]
+	if s.FLOP > 0 || !ok {
+		return fmt.Sprintf("FLOP share %.3f", s.FLOP)
+	}
+	out := fmt.Sprintf("measured kernels: GEMM bf16 %.3f, fp8 %.3f", k.BF16, k.FP8)
+	if k.FP4 > 0 {
+		out += fmt.Sprintf(", fp4 %.3f", k.FP4)
+	}
+	return out + fmt.Sprintf(", attention %.3f", k.Attention)
 }
