@@ -13,14 +13,14 @@ type KernelShares struct {
 	Attention float64 `json:"attention"`
 }
 
-// srcKernelShares cites MeasuredKernelShares.
-const srcKernelShares = "NVIDIA AIConfigurator's collected kernel timings (TensorRT-LLM 1.3.0rc20): " +
+// SrcKernelShares cites MeasuredKernelShares.
+const SrcKernelShares = "NVIDIA AIConfigurator's collected kernel timings (TensorRT-LLM 1.3.0rc20): " +
 	"mean TFLOP/s of the GEMMs with m >= 2048 and n, k >= 4096 (477 shapes per format and GPU) and of the bf16 " +
 	"context attention with isl >= 4096, head_dim 128 (193 shapes), over the peak at the sustained clock, " +
 	"averaged over H100 and H200, and over B200, B300 and GB200"
 
 // MeasuredKernelShares are the kernel shares of the generations with
-// collected kernel timings (srcKernelShares). Hopper: bf16 GEMMs 0.940
+// collected kernel timings (SrcKernelShares). Hopper: bf16 GEMMs 0.940
 // (H100) and 0.934 (H200) of the 811 TFLOP/s a 1500 MHz clock gives,
 // fp8 0.744 and 0.761, attention 0.538 and 0.546. Blackwell: bf16 0.661
 // (B200), 0.688 (B300), 0.637 (GB200); fp8 0.535, 0.565, 0.507; nvfp4

@@ -57,6 +57,7 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 			}
 		}
 	}
+	fmt.Fprintf(w, "  %s\n", wrapText("measured kernels: "+costmodel.SrcKernelShares, textWidth-2, "    "))
 	for _, h := range sortedKeys(v.Params.Rounds) {
 		fmt.Fprintf(w, "  %-12s harness: %.3g requests per client\n", h, v.Params.Rounds[h])
 	}
