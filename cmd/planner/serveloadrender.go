@@ -37,7 +37,7 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 	}
 	heading(w, s, "assumptions")
 	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v",
-		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights),
+		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency)
 	line(w, s, "engine preset: %s", costmodel.EngineSource(r.Engine.Name))
 	if best := r.Best(); best != nil {
@@ -142,13 +142,18 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 }
 
 // computeShares says at what share of the tensor-core peak the prefill
-// runs: the weight GEMMs (in format w) and the attention at the measured
-// kernels' shares of generation g when the assumptions carry them, else
-// one share for both.
-func computeShares(a costmodel.Assumptions, g costmodel.Generation, w costmodel.DType) string {
-	if k := a.ServeKernels; k != (costmodel.KernelShares{}) {
-		return fmt.Sprintf("weight GEMMs at %.1f%% and prefill attention at %.1f%% of the tensor-core peak (%s's measured kernels)",
-			100*k.GEMM(w), 100*k.Attention, g)
+// runs: the weight GEMMs (in format w; the routed experts' apart when
+// moe) and the attention at the measured kernels' shares of generation g
+// when the assumptions carry them, else one share for all.
+func computeShares(a costmodel.Assumptions, g costmodel.Generation, w costmodel.DType, moe bool) string {
+	k := a.ServeKernels
+	if k == (costmodel.KernelShares{}) {
+		return fmt.Sprintf("%.1f%% of the tensor-core peak", 100*a.ServeFLOPEfficiency)
 	}
-	return fmt.Sprintf("%.1f%% of the tensor-core peak", 100*a.ServeFLOPEfficiency)
+	experts := ""
+	if moe {
+		experts = fmt.Sprintf(" (routed experts' %.1f%%)", 100*k.MoEGEMM(w))
+	}
+	return fmt.Sprintf("weight GEMMs at %.1f%%%s and prefill attention at %.1f%% of the tensor-core peak (%s's measured kernels)",
+		100*k.GEMM(w), experts, 100*k.Attention, g)
 }

@@ -53,7 +53,7 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	for _, g := range []string{"hopper", "blackwell", "ampere"} {
 		for k, s := range v.Params.Shares {
 			if string(k) == g {
-				fmt.Fprintf(w, "  %-9s HBM share %.3f, %s\n", g, s.HBM, flopShares(k, s))
+				fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("%-9s HBM share %.3f, %s", g, s.HBM, flopShares(k, s)), textWidth-2, "    "))
 			}
 		}
 	}
@@ -161,5 +161,9 @@ func flopShares(g costmodel.Generation, s costmodel.Shares) string {
 	if k.FP4 > 0 {
 		out += fmt.Sprintf(", fp4 %.3f", k.FP4)
 	}
-	return out + fmt.Sprintf(", attention %.3f", k.Attention)
+	out += fmt.Sprintf(", attention %.3f; MoE GEMM bf16 %.3f, fp8 %.3f", k.Attention, k.MoE[0], k.MoE[1])
+	if k.MoE[2] > 0 {
+		out += fmt.Sprintf(", fp4 %.3f", k.MoE[2])
+	}
+	return out
 }
