@@ -82,6 +82,11 @@ type Assumptions struct {
 	// ServeFLOPEfficiency is the share of the dense tensor-core peak the
 	// GEMMs of a prefill (and of a compute-bound decode) reach.
 	ServeFLOPEfficiency float64 `json:"serve_flop_efficiency"`
+	// ServeKernels, when set, replaces ServeFLOPEfficiency in a serving
+	// step by measured kernel shares: the weight GEMMs' by the format they
+	// run in, the prefill attention's (MeasuredKernelShares; the zero
+	// value: ServeFLOPEfficiency for all).
+	ServeKernels KernelShares `json:"serve_kernel_shares,omitzero"`
 	// ServeLinkEfficiency is the share of a link's per-direction
 	// bandwidth the data phase of a serving collective reaches.
 	ServeLinkEfficiency float64 `json:"serve_link_efficiency"`
@@ -290,6 +295,9 @@ func (a Assumptions) Validate() error {
 		if !(e.v > 0 && e.v <= 1) {
 			return fmt.Errorf("costmodel: %s %g is not in (0, 1]", e.name, e.v)
 		}
+	}
+	if err := a.ServeKernels.validate(); err != nil {
+		return err
 	}
 	for _, l := range []struct {
 		name string

@@ -69,11 +69,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.60e-3, RequestOverhead: 47.3e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.65e-3, RequestOverhead: 51.8e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 7.97e-3, RequestOverhead: 437e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 8.04e-3, RequestOverhead: 413e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.63e-3, RequestOverhead: 172e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.65e-3, RequestOverhead: 162e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

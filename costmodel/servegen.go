@@ -44,26 +44,37 @@ var fp4Peaks = map[string]hardware.FLOPRate{
 func FP4Peak(g hardware.GPU) hardware.FLOPRate { return fp4Peaks[g.Name] }
 
 // Shares are the achieved shares of the datasheet figures in a serving
-// step: HBM of the bandwidth, FLOP of the dense tensor-core peak.
+// step: HBM of the bandwidth, FLOP of the dense tensor-core peak (0: the
+// generation's MeasuredKernelShares).
 type Shares struct {
 	HBM  float64 `json:"hbm"`
-	FLOP float64 `json:"flop"`
+	FLOP float64 `json:"flop,omitempty"`
 }
 
 // GenerationShares are the shares per generation. Ampere's are the
 // gpt-fast and TensorRT-LLM v0.5 fits of Assumptions (0.75, 0.65);
-// Hopper's and Blackwell's are fitted on measured-serving.csv
-// (costmodel/servingcal, TestFittedDefaults checks them).
+// Hopper's and Blackwell's HBM shares are fitted on measured-serving.csv
+// (costmodel/servingcal, TestFittedDefaults checks them), their FLOP
+// shares are the measured kernels' (MeasuredKernelShares).
 var GenerationShares = map[Generation]Shares{
 	Ampere:    {HBM: 0.75, FLOP: 0.65},
-	Hopper:    {HBM: 0.761, FLOP: 0.814},
-	Blackwell: {HBM: 0.717, FLOP: 0.266},
+	Hopper:    {HBM: 0.774},
+	Blackwell: {HBM: 0.688},
 }
 
-// ServeAssumptions returns a with the serving shares of g's generation.
+// ServeAssumptions returns a with the serving shares of g's generation:
+// the HBM share, and the measured kernel shares of the weight GEMMs and
+// prefill attention (MeasuredKernelShares) where the generation has
+// them, else its fitted FLOP share.
 func ServeAssumptions(a Assumptions, g hardware.GPU) Assumptions {
-	s := GenerationShares[GenerationOf(g)]
-	a.ServeHBMEfficiency, a.ServeFLOPEfficiency = s.HBM, s.FLOP
+	gen := GenerationOf(g)
+	s := GenerationShares[gen]
+	a.ServeHBMEfficiency, a.ServeKernels = s.HBM, KernelShares{}
+	if s.FLOP > 0 {
+		a.ServeFLOPEfficiency = s.FLOP
+	} else if k, ok := MeasuredKernelShares[gen]; ok {
+		a.ServeKernels = k
+	}
 	return a
 }
 

@@ -57,14 +57,16 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 	var t BatchStep
 	tokens := batch + float64(chunk)
 	M := float64(b.c.GPU.MemBandwidth) * b.a.ServeHBMEfficiency
-	P := float64(b.peak) * b.a.ServeFLOPEfficiency
-	P16 := float64(b.c.GPU.PeakBF16) * b.c.GPU.Sustained() * b.a.ServeFLOPEfficiency
+	gemm, moe, attention := b.a.computeShares(b.s.Weights)
+	P, Pmoe := float64(b.peak)*gemm, float64(b.peak)*moe
+	P16 := float64(b.c.GPU.PeakBF16) * b.c.GPU.Sustained() * attention
 	perKey := b.m.attentionFLOPsPerKey()
 	for st := range b.s.PP {
 		g := serveStage(b.m, b.s, b.layout, st)
 		share := float64(g.layers) / float64(b.m.Layers) / float64(b.s.TP)
 		wBytes := b.weightsRead(g, int(math.Ceil(tokens))) * weightBytesPerParam(b.s.Weights)
-		t.Linear += hardware.Seconds(max(wBytes/M, b.linearFLOPs(g, batch, chunk)/P))
+		all, routed := b.linearFLOPs(g, batch, chunk), b.routedFLOPs(g, batch, chunk)
+		t.Linear += hardware.Seconds(max(wBytes/M, (all-routed)/P+routed/Pmoe))
 		kv := batch * b.kvBytes(g, ctx)
 		t.DecodeAttention += hardware.Seconds(max(kv/M, batch*perKey*b.m.attendedKeys(int(ctx))*share/P16))
 		t.PrefillAttention += hardware.Seconds(float64(chunk) * perKey * b.m.attendedKeys(prompt/2) * share / P16)
@@ -94,6 +96,20 @@ func (b batchModel) linearFLOPs(g servingStage, batch float64, chunk int) float6
 		f += (batch + float64(min(chunk, 1))) * logits / float64(b.s.TP)
 	}
 	return f
+}
+
+// routedFLOPs is the part of linearFLOPs that the routed experts of
+// stage g's MoE layers take, split over the GPUs as linearFLOPs splits
+// every layer: their share of a token's layer FLOPs.
+func (b batchModel) routedFLOPs(g servingStage, batch float64, chunk int) float64 {
+	m := b.m
+	if g.moe == 0 {
+		return 0
+	}
+	logits := 2 * float64(m.Vocab) * float64(m.Hidden)
+	perToken := (m.decodeFLOPsPerToken(0) - logits) * float64(g.layers) / float64(m.Layers) / float64(b.s.TP)
+	share := m.routedFLOPsPerToken() * float64(g.moe) / ((m.decodeFLOPsPerToken(0) - logits) * float64(g.layers) / float64(m.Layers))
+	return (batch + float64(chunk)) * perToken * min(share, 1)
 }
 
 // kvBytes is the KV cache of one sequence of n tokens on one GPU of

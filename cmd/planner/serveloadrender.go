@@ -36,8 +36,8 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 		}
 	}
 	heading(w, s, "assumptions")
-	line(w, s, "speed: %.1f%% of HBM bandwidth, %.1f%% of the tensor-core peak (%s, fitted on measured-serving.csv), %.0f%% of link bandwidth; all-reduce latency %v",
-		100*r.Assumptions.ServeHBMEfficiency, 100*r.Assumptions.ServeFLOPEfficiency, costmodel.GenerationOf(q.GPU),
+	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v",
+		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency)
 	line(w, s, "engine preset: %s", costmodel.EngineSource(r.Engine.Name))
 	if best := r.Best(); best != nil {
@@ -139,4 +139,21 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 	line(w, s, "TPOT %v: the mean step a decoding request sees; prefill chunks add %.1f%% of the engine's time", v.TPOT, 100*v.PrefillShare)
 	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
 		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)
+}
+
+// computeShares says at what share of the tensor-core peak the prefill
+// runs: the weight GEMMs (in format w; the routed experts' apart when
+// moe) and the attention at the measured kernels' shares of generation g
+// when the assumptions carry them, else one share for all.
+func computeShares(a costmodel.Assumptions, g costmodel.Generation, w costmodel.DType, moe bool) string {
+	k := a.ServeKernels
+	if k == (costmodel.KernelShares{}) {
+		return fmt.Sprintf("%.1f%% of the tensor-core peak", 100*a.ServeFLOPEfficiency)
+	}
+	experts := ""
+	if moe {
+		experts = fmt.Sprintf(" (routed experts' %.1f%%)", 100*k.MoEGEMM(w))
+	}
+	return fmt.Sprintf("weight GEMMs at %.1f%%%s and prefill attention at %.1f%% of the tensor-core peak (%s's measured kernels)",
+		100*k.GEMM(w), experts, 100*k.Attention, g)
 }

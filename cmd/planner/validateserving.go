@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/gpu-planner/planner/costmodel"
 	"github.com/gpu-planner/planner/costmodel/servingcal"
 )
 
@@ -52,10 +53,11 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	for _, g := range []string{"hopper", "blackwell", "ampere"} {
 		for k, s := range v.Params.Shares {
 			if string(k) == g {
-				fmt.Fprintf(w, "  %-9s HBM share %.3f, FLOP share %.3f\n", g, s.HBM, s.FLOP)
+				fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("%-9s HBM share %.3f, %s", g, s.HBM, flopShares(k, s)), textWidth-2, "    "))
 			}
 		}
 	}
+	fmt.Fprintf(w, "  %s\n", wrapText("measured kernels: "+costmodel.SrcKernelShares, textWidth-2, "    "))
 	for _, h := range sortedKeys(v.Params.Rounds) {
 		fmt.Fprintf(w, "  %-12s harness: %.3g requests per client\n", h, v.Params.Rounds[h])
 	}
@@ -145,5 +147,23 @@ func sortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// flopShares describes the FLOP shares of generation g: its fitted one,
+// or the measured kernels' (costmodel.MeasuredKernelShares).
+func flopShares(g costmodel.Generation, s costmodel.Shares) string {
+	k, ok := costmodel.MeasuredKernelShares[g]
+	if s.FLOP > 0 || !ok {
+		return fmt.Sprintf("FLOP share %.3f", s.FLOP)
+	}
+	out := fmt.Sprintf("measured kernels: GEMM bf16 %.3f, fp8 %.3f", k.BF16, k.FP8)
+	if k.FP4 > 0 {
+		out += fmt.Sprintf(", fp4 %.3f", k.FP4)
+	}
+	out += fmt.Sprintf(", attention %.3f; MoE GEMM bf16 %.3f, fp8 %.3f", k.Attention, k.MoE[0], k.MoE[1])
+	if k.MoE[2] > 0 {
+		out += fmt.Sprintf(", fp4 %.3f", k.MoE[2])
+	}
 	return out
 }

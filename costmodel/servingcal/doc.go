@@ -5,9 +5,10 @@
 // samples; documented in testdata/README.md). Each row is mapped to a
 // model, a cluster, a plan, a load and an engine, or listed with the
 // reason it is not modeled. Fit finds the few physical parameters (a
-// per-step and a per-request overhead per engine, achieved HBM and FLOP
-// shares per GPU generation, and the requests per client of the sweep
-// harness, whose script is not published) on every modeled row;
+// per-step and a per-request overhead per engine, the achieved HBM share
+// per GPU generation, and the requests per client of the sweep harness,
+// whose script is not published) on every modeled row; the FLOP shares
+// are the measured kernels' (costmodel.MeasuredKernelShares);
 // LeaveOneEngineOut refits without each engine and scores that engine.
 // The tests fail when the accuracy regresses.
 package servingcal

@@ -13,8 +13,10 @@ import (
 	"github.com/gpu-planner/planner/hardware"
 )
 
-// fitted are the generations whose shares are fitted; Ampere keeps the
-// gpt-fast and TensorRT-LLM v0.5 fits (the data has no Ampere rows).
+// fitted are the generations whose HBM shares are fitted (their FLOP
+// shares are the measured kernels', costmodel.MeasuredKernelShares);
+// Ampere keeps the gpt-fast and TensorRT-LLM v0.5 fits (the data has no
+// Ampere rows).
 var fitted = []costmodel.Generation{costmodel.Hopper, costmodel.Blackwell}
 
 // FitResult is the outcome of Fit.
@@ -29,15 +31,15 @@ type FitResult struct {
 
 // vector maps parameters to the optimizer's unbounded coordinates: logs
 // of the step and request overheads of the engines given, logits of the
-// GPU shares, and the log of the sweep harness's rounds less one.
+// generations' HBM shares, and the log of the sweep harness's rounds
+// less one.
 func vector(p Params, engs []string) []float64 {
 	var x []float64
 	for _, e := range engs {
 		x = append(x, math.Log(float64(p.Overhead[e])), math.Log(float64(p.RequestOverhead[e])))
 	}
 	for _, g := range fitted {
-		s := p.Shares[g]
-		x = append(x, logit(s.HBM), logit(s.FLOP))
+		x = append(x, logit(p.Shares[g].HBM))
 	}
 	return append(x, math.Log(p.Rounds[HarnessSweep]-1))
 }
@@ -51,9 +53,9 @@ func fromVector(x []float64, base Params, engs []string) Params {
 	}
 	k := 2 * len(engs)
 	for i, g := range fitted {
-		p.Shares[g] = costmodel.Shares{HBM: logistic(x[k+2*i]), FLOP: logistic(x[k+2*i+1])}
+		p.Shares[g] = costmodel.Shares{HBM: logistic(x[k+i]), FLOP: p.Shares[g].FLOP}
 	}
-	p.Rounds[HarnessSweep] = 1 + math.Exp(x[k+2*len(fitted)])
+	p.Rounds[HarnessSweep] = 1 + math.Exp(x[k+len(fitted)])
 	return p
 }
 
@@ -96,8 +98,8 @@ func objective(cases []Case, p Params) float64 {
 	return sum / float64(2*len(cases))
 }
 
-// Fit fits the parameters of the engines in cases and the shares of
-// the Hopper and Blackwell generations on every case, by Nelder-Mead
+// Fit fits the parameters of the engines in cases and the HBM shares
+// of the Hopper and Blackwell generations on every case, by Nelder-Mead
 // (gonum/optimize) from base; parameters of engines not in cases keep
 // base's values. maxEvaluations caps the objective's evaluations (0:
 // until it converges).

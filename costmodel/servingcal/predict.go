@@ -10,8 +10,9 @@ import (
 )
 
 // Params are the fitted parameters of the serving model: a per-step
-// overhead per engine, the achieved HBM and FLOP shares per GPU
-// generation, and the requests per client of each benchmark harness
+// and a per-request overhead per engine, the achieved HBM share per GPU
+// generation (the FLOP shares are the measured kernels',
+// costmodel.MeasuredKernelShares), and the requests per client of each benchmark harness
 // (Harness): InferenceMAX's is documented (InferenceMAXRounds), the
 // sweeps' is fitted.
 type Params struct {
@@ -33,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.81
+const sweepRounds = 6.38
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -155,9 +156,12 @@ func Predict(c Case, p Params) (Prediction, error) {
 	eng.StepOverhead, eng.RequestOverhead = p.Overhead[eng.Name], p.RequestOverhead[eng.Name]
 	l := c.Load
 	l.Rounds, l.EqualLengths = p.Rounds[c.Point.Harness], c.Point.Harness == HarnessSweep
-	a := costmodel.DefaultAssumptions()
+	a := costmodel.ServeAssumptions(costmodel.DefaultAssumptions(), c.Cluster.GPU)
 	s := p.Shares[c.Generation]
-	a.ServeHBMEfficiency, a.ServeFLOPEfficiency = s.HBM, s.FLOP
+	a.ServeHBMEfficiency = s.HBM
+	if s.FLOP > 0 {
+		a.ServeFLOPEfficiency, a.ServeKernels = s.FLOP, costmodel.KernelShares{}
+	}
 	r, err := costmodel.EstimateServeLoad(c.Model, c.Cluster, c.Plan, l, eng, a)
 	if err != nil {
 		return Prediction{}, err

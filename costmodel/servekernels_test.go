@@ -1,0 +1,65 @@
+package costmodel
+
+import (
+	"testing"
+
+	"github.com/gpu-planner/planner/hardware"
+)
+
+// TestServeKernelShares: Hopper and Blackwell GPUs take the measured
+// kernel shares, the weight and expert GEMMs' by format
+// (MeasuredKernelShares);
+// Ampere keeps its fitted FLOP share for GEMMs and attention alike.
+func TestServeKernelShares(t *testing.T) {
+	for _, c := range []struct {
+		gpu                  string
+		w                    DType
+		gemm, moe, attention float64
+	}{
+		{"h100-sxm", DTypeBF16, 0.937, 0.521, 0.542},
+		{"h200", DTypeFP8, 0.753, 0.463, 0.542},
+		{"h200", DTypeMXFP4, 0.937, 0.521, 0.542}, // dequantized to bf16 (weightPeak)
+		{"b200", DTypeNVFP4, 0.359, 0.162, 0.395},
+		{"gb200", DTypeFP8, 0.536, 0.314, 0.395},
+		{"b300", DTypeInt4, 0.662, 0.417, 0.395},
+		{"a100-80gb", DTypeFP8, 0.65, 0.65, 0.65},
+	} {
+		g, err := hardware.LookupGPU(c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ServeAssumptions(DefaultAssumptions(), g)
+		if err := a.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if gemm, moe, att := a.computeShares(c.w); gemm != c.gemm || moe != c.moe || att != c.attention {
+			t.Errorf("%s %v: GEMM share %g, MoE %g, attention %g; want %g, %g, %g", c.gpu, c.w, gemm, moe, att, c.gemm, c.moe, c.attention)
+		}
+	}
+	a := DefaultAssumptions()
+	a.ServeKernels = KernelShares{BF16: 1.2, FP8: 0.5, Attention: 0.5}
+	if a.Validate() == nil {
+		t.Error("a GEMM share of 1.2 passed validation")
+	}
+}
+
+// TestRoutedFLOPs: Qwen3-235B-A22B routes each token to 8 experts of
+// three 4096 x 1536 matrices, 302 MFLOP per MoE layer (config.json:
+// num_experts_per_tok 8, moe_intermediate_size 1536, hidden_size 4096);
+// a dense model routes none.
+func TestRoutedFLOPs(t *testing.T) {
+	m, err := LookupModel("qwen3-235b-a22b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.routedFLOPsPerToken(), 2*8*3*4096*1536.0; got != want {
+		t.Errorf("routed FLOPs per token and layer %g, want %g", got, want)
+	}
+	d, err := LookupModel("llama3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.routedFLOPsPerToken(); got != 0 {
+		t.Errorf("dense model: %g routed FLOPs", got)
+	}
+}
