@@ -265,6 +265,9 @@ func (c *Case) plan() error {
 // (126 layers on pp 16: 128 chunk slots, v 8).
 func (c *Case) virtualStages(p *costmodel.Plan) {
 	s := c.Row.Get("pp_schedule")
+	if c.impliedInterleaving(p) {
+		s = "interleaved"
+	}
 	if p.VPP > 1 || p.PP == 1 || !has(s, "interleaved") {
 		return
 	}
@@ -281,6 +284,20 @@ func (c *Case) virtualStages(p *costmodel.Plan) {
 			return
 		}
 	}
+}
+
+// impliedInterleaving reports a row whose source names no schedule but
+// says its pipeline communication overlapped compute: the Megatron-Core
+// README's H100 runs (r0.8.0) overlap "pipeline-parallel communication
+// (enabled by default)", and Megatron-LM r0.8.0 overlaps the pipeline's
+// sends and receives only under the interleaved schedule
+// (megatron/training/arguments.py: without
+// --num-layers-per-virtual-pipeline-stage it sets overlap_p2p_comm False,
+// "non-interleaved schedule does not support overlapping p2p
+// communication"), so those runs were interleaved.
+func (c *Case) impliedInterleaving(p *costmodel.Plan) bool {
+	return p.PP > 1 && c.Row.Get("pp_schedule") == "not stated" &&
+		c.Row.Source() == "megatron_core_readme_h100_weak"
 }
 
 // rowTarget picks the measured value: a convention-free column first
