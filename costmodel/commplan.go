@@ -329,6 +329,9 @@ func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpT
 		t := calls * c.time
 		x := t
 		if on {
+			if kind == CommDPGrads && !perMB {
+				window = interleavedGradWindow(p, t, window, st.bwd.total()+st.rec.total())
+			}
 			x = max(t-window, t/L)
 		} else {
 			overlap = ""
@@ -364,6 +367,31 @@ func (e *Evaluator) dpCommOver(in *stepInput, st *stageTime, set *commSet, t dpT
 		st.addComm(set, commItem{name: nm.z3rs, kind: CommDPGrads, op: ReduceScatter, g: g, msg: grads / calls, calls: calls,
 			cost: rs, exposed: x * (1 - share), overlap: overlapBackward, source: srcZeRO3}, true, in.m)
 	}
+}
+
+// interleavedGradWindow is the backward time that hides a step's
+// gradient reduction of time t on an interleaved pipeline stage (v model
+// chunks over pp stages, b one micro-batch's backward over the stage,
+// window the part of b that hides it without interleaving). Megatron-Core
+// starts each chunk's reduction once that chunk's last micro-batch is
+// through its backward (megatron/core/pipeline_parallel/schedules.py,
+// forward_backward_pipelining_with_interleaving: backward_step_helper
+// calls enable_grad_sync / grad_sync_func when
+// is_last_microbatch_for_model_chunk), and the cooldown runs the backward
+// in groups of pp micro-batches per chunk, the last chunk first
+// (get_model_chunk_id), so c x pp chunk backwards (b/v each) follow
+// chunk c's last one. The chunks' reductions (t/v each) queue on the
+// network; the queue ends after the stage's last backward by
+// max over c of ((c+1) t - c pp b - window) / v, largest at c = 0 or
+// c = v-1 (it is linear in c). Without interleaving this is window.
+func interleavedGradWindow(p Plan, t, window, b float64) float64 {
+	v := float64(p.VPP)
+	if p.VPP <= 1 || p.PP <= 1 {
+		return window
+	}
+	first := (t - window) / v
+	last := t - ((v-1)*float64(p.PP)*b+window)/v
+	return t - max(first, last)
 }
 
 // dpCalls is how many calls each data-parallel collective of a stage

@@ -62,6 +62,7 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 	default:
 		return nil, fmt.Errorf("architecture family of %q is not known", name)
 	}
+	untiedReadme(r, m, assumed)
 	if m.FFN == 0 {
 		if m.Family != "gpt" {
 			return nil, fmt.Errorf("FFN width not stated")
@@ -77,6 +78,22 @@ func rowModel(r Row, assumed *[]string) (*costmodel.Model, error) {
 		assume(assumed, "vocab=51200 (GPT-2 BPE padded, as Megatron)")
 	}
 	return m, m.Validate()
+}
+
+// untiedReadme unties the output layer of the Megatron-Core README's
+// H100 models: every size its model table names is the parameter count
+// with a separate output layer (12 l h^2 + 2 V h: 1.75B, 7.12B, 16.1B,
+// 31.5B, 69.8B, 118.4B, 177.2B, 313.5B, 461.5B for the 1.7B-462B rows)
+// and not the tied one (1.48B, 6.58B, 15.3B, 30.5B, 68.7B, 117.1B,
+// 175.6B, 311.4B, 459.1B), so the
+// runs passed --untie-embeddings-and-output-weights (Megatron-LM
+// arguments.py; tied is Megatron's default).
+func untiedReadme(r Row, m *costmodel.Model, assumed *[]string) {
+	if !has(r.Source(), "megatron_core_readme") {
+		return
+	}
+	m.TiedEmbeddings = false
+	assume(assumed, "untied output layer (the table's model sizes count it)")
 }
 
 // moeRow: the row is a mixture of experts (experts stated, or expert
@@ -265,6 +282,9 @@ func (c *Case) plan() error {
 // (126 layers on pp 16: 128 chunk slots, v 8).
 func (c *Case) virtualStages(p *costmodel.Plan) {
 	s := c.Row.Get("pp_schedule")
+	if c.impliedInterleaving(p) {
+		s = "interleaved"
+	}
 	if p.VPP > 1 || p.PP == 1 || !has(s, "interleaved") {
 		return
 	}
@@ -281,6 +301,20 @@ func (c *Case) virtualStages(p *costmodel.Plan) {
 			return
 		}
 	}
+}
+
+// impliedInterleaving reports a row whose source names no schedule but
+// says its pipeline communication overlapped compute: the Megatron-Core
+// README's H100 runs (r0.8.0) overlap "pipeline-parallel communication
+// (enabled by default)", and Megatron-LM r0.8.0 overlaps the pipeline's
+// sends and receives only under the interleaved schedule
+// (megatron/training/arguments.py: without
+// --num-layers-per-virtual-pipeline-stage it sets overlap_p2p_comm False,
+// "non-interleaved schedule does not support overlapping p2p
+// communication"), so those runs were interleaved.
+func (c *Case) impliedInterleaving(p *costmodel.Plan) bool {
+	return p.PP > 1 && c.Row.Get("pp_schedule") == "not stated" &&
+		c.Row.Source() == "megatron_core_readme_h100_weak"
 }
 
 // rowTarget picks the measured value: a convention-free column first
