@@ -19,15 +19,15 @@ import (
 // fitted with them until the rows stopped constraining it (see
 // calibration.Params) and is held at that fit's value.
 const (
-	fittedGEMMEfficiency      = 0.844
-	fittedAttentionEfficiency = 0.538
+	fittedGEMMEfficiency      = 0.841
+	fittedAttentionEfficiency = 0.531
 	fittedHBMEfficiency       = 0.873
 	fittedScaleUpEfficiency   = 0.613
 )
 
 // setPerformanceDefaults fills the step-time assumptions:
 //
-//   - GEMMEfficiency 0.844, AttentionEfficiency 0.538 (shares of the
+//   - GEMMEfficiency 0.841, AttentionEfficiency 0.531 (shares of the
 //     efficiency package's measured kernel speeds): fitted (above);
 //     HBMEfficiency 0.873 fitted on Korthikanti Table 4 and kept;
 //     ScaleUpEfficiency 0.613 held, not fitted: the calibration rows do
@@ -37,7 +37,8 @@ const (
 //     model caps the all-reduce bus bandwidth of A100 NVLink at 235 GB/s
 //     of 300 (0.78, src/graph/tuning.cc); the fit finds 184 GB/s.
 //   - AttentionKernel best: FlashAttention-2 on Ampere, FlashAttention-3
-//     class (cuDNN) on Hopper, the fitted curve on Blackwell; framework
+//     class (cuDNN) on Hopper, cuDNN fused attention (fa4 class,
+//     NVIDIA's published Blackwell figures) on Blackwell; framework
 //     presets name theirs.
 //   - TPOverlapShare 1: TP overlap hides min(communication, GEMMs); a
 //     fit over the calibration rows (torchtitan AsyncTP, Transformer
