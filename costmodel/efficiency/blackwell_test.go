@@ -90,6 +90,9 @@ func TestPublishedBlackwell(t *testing.T) {
 			}
 		}
 	}
+	if k, err := ParseKernel("fa4"); err != nil || k != KernelFA4 || k.String() != "fa4" {
+		t.Errorf("ParseKernel(fa4) = %v, %v", k, err)
+	}
 	g := lookup(t, "b200")
 	a, _, err := AttentionFor(g, BF16)
 	if err != nil {
