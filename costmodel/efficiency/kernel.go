@@ -20,7 +20,8 @@ const (
 	// Blackwell Ultra.
 	KernelBest Kernel = iota
 	// KernelFA2 is FlashAttention-2 (flash-attn 2.x, PyTorch SDPA's flash
-	// backend), which on Hopper does not use its asynchronous tensor cores.
+	// backend), which on Hopper and Blackwell does not use their
+	// asynchronous tensor cores.
 	KernelFA2
 	// KernelFA3 is FlashAttention-3 or cuDNN fused attention on Hopper.
 	KernelFA3
@@ -78,7 +79,7 @@ func ParseKernel(s string) (Kernel, error) {
 }
 
 // benchmark is a kernel's published speed at one shape: bf16, head dim
-// 128, no causal mask, batchHeads (batch x query heads) of seq tokens.
+// 128, batchHeads (batch x query heads) of seq tokens, causal or not.
 type benchmark struct {
 	arch   hardware.Arch
 	kernel Kernel
@@ -92,7 +93,9 @@ type benchmark struct {
 	// batchHeads and seq are the shape; 0: 16 heads of 16,384 tokens,
 	// the 16k-token setting of the FlashAttention papers' figures.
 	batchHeads, seq float64
-	source          string
+	// causal is whether the figure is of a causal mask.
+	causal bool
+	source string
 }
 
 // benchmarks are the published figures Kernel rescales to.
@@ -121,8 +124,9 @@ func (b benchmark) rate(tflops, peak float64) float64 {
 
 // fa2OverFA3 is FlashAttention-2's speed over FlashAttention-3's on
 // Hopper (370/648, the figures above): where no FA2 figure is published
-// for a later generation, FA2 is taken to lose the same share against
-// the generation's best kernel.
+// for a generation after Ampere and Ada (none of the catalog's since
+// Blackwell's figures), FA2 is taken to lose that share against the
+// fitted curve.
 const fa2OverFA3 = 370.0 / 648
 
 // WithKernel is the curve rescaled to kernel k on generation arch: the
@@ -175,15 +179,15 @@ func bestKernel(arch hardware.Arch) Kernel {
 func (a Attention) scaledTo(b benchmark) Attention {
 	bh, s := b.shape()
 	const d = 128
-	fwd := Flops(bh, s, s, d, d, false)
+	fwd := Flops(bh, s, s, d, d, b.causal)
 	for range 2 {
-		a.Ceiling *= b.rate(b.tflops, a.Peak) / (fwd / a.Forward(bh, s, s, d, d, false))
+		a.Ceiling *= b.rate(b.tflops, a.Peak) / (fwd / a.Forward(bh, s, s, d, d, b.causal))
 	}
 	if b.bwd == 0 {
 		return a
 	}
 	for range 2 {
-		a.BackwardRatio *= b.rate(b.bwd, a.Peak) / (2.5 * fwd / a.Backward(bh, s, s, d, d, false))
+		a.BackwardRatio *= b.rate(b.bwd, a.Peak) / (2.5 * fwd / a.Backward(bh, s, s, d, d, b.causal))
 	}
 	return a
 }
