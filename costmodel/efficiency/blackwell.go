@@ -22,8 +22,9 @@ const srcFA2Blackwell = "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training
 // B300 take the same share of their 2,250). cuDNN is what Transformer
 // Engine's DotProductAttention runs on Blackwell (its fused-attention
 // backend; Megatron-Core and NeMo call it), and FlashAttention-4 is within
-// 7% of it at every length of the same table (blackwell_test.go), so
-// one figure stands for the class. The B200 figures of the same
+// 9% of its forward and 11% of its backward (FlashAttention-4's the
+// faster) at every length of the same table (blackwell_test.go), so one
+// figure stands for the class. The B200 figures of the same
 // benchmark with cuDNN 9.13 (artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv,
 // causal, 128 heads) come within 7% of this share of peak at 32k
 // tokens. Blackwell Ultra's higher figure is the doubled exponential
