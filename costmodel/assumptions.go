@@ -109,7 +109,7 @@ type Assumptions struct {
 	// curve) that it reaches inside a training step.
 	AttentionEfficiency float64 `json:"attention_efficiency"`
 	// AttentionKernel is the fused-attention implementation: best (the
-	// generation's fastest training kernel), fa2 or fa3.
+	// generation's fastest training kernel), fa2, fa3, triton or fa4.
 	AttentionKernel efficiency.Kernel `json:"attention_kernel"`
 	// HBMEfficiency is the share of the HBM bandwidth that memory-bound
 	// kernels (norms, activations, dropout, softmax, optimizer) reach

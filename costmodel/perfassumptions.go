@@ -19,15 +19,15 @@ import (
 // fitted with them until the rows stopped constraining it (see
 // calibration.Params) and is held at that fit's value.
 const (
-	fittedGEMMEfficiency      = 0.837
-	fittedAttentionEfficiency = 0.541
+	fittedGEMMEfficiency      = 0.834
+	fittedAttentionEfficiency = 0.534
 	fittedHBMEfficiency       = 0.873
 	fittedScaleUpEfficiency   = 0.613
 )
 
 // setPerformanceDefaults fills the step-time assumptions:
 //
-//   - GEMMEfficiency 0.837, AttentionEfficiency 0.541 (shares of the
+//   - GEMMEfficiency 0.834, AttentionEfficiency 0.534 (shares of the
 //     efficiency package's measured kernel speeds): fitted (above);
 //     HBMEfficiency 0.873 fitted on Korthikanti Table 4 and kept;
 //     ScaleUpEfficiency 0.613 held, not fitted: the calibration rows do

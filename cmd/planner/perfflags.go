@@ -36,7 +36,7 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.a.ScaleUpEfficiency, "nvlink-efficiency", d.ScaleUpEfficiency, "bus bandwidth of collectives as a share of NVLink")
 	fs.Float64Var(&f.a.ScaleOutEfficiency, "network-efficiency", d.ScaleOutEfficiency, "bus bandwidth of collectives as a share of the network")
 	fs.Float64Var(&f.a.SustainedClock, "sustained-clock", d.SustainedClock, "share of the datasheet peak the GPU sustains (0: the GPU's default)")
-	fs.StringVar(&f.kernel, "attention-kernel", d.AttentionKernel.String(), "fused attention implementation: best (the generation's fastest), fa2, fa3, triton (FlashAttention in Triton)")
+	fs.StringVar(&f.kernel, "attention-kernel", d.AttentionKernel.String(), "fused attention implementation: best (the generation's fastest), fa2, fa3, triton (FlashAttention in Triton), fa4 (cuDNN or FlashAttention-4 on Blackwell)")
 	fs.Float64Var(&f.kernelUS, "kernel-overhead-us", float64(d.KernelOverhead)*1e6, "time added to every GPU kernel, µs")
 }
 

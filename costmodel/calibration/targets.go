@@ -43,7 +43,7 @@ const (
 	// section for the figures they hold).
 	GuardHeldOutMean = 0.035
 	GuardHeldOutMax  = 0.08
-	GuardSetMedian   = 0.09
+	GuardSetMedian   = 0.085
 	GuardSetP90      = 0.25
 	GuardLOSOMedian  = 0.12
 	GuardMoEMedian   = 0.13

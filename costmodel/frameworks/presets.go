@@ -29,10 +29,11 @@ const (
 
 // Sources of the attention-kernel and context-parallel settings.
 const (
-	srcTEKernel = "Transformer Engine DotProductAttention: cuDNN fused attention (FlashAttention-3 class on Hopper)"
-	srcSDPA     = "PyTorch scaled_dot_product_attention: the flash backend is FlashAttention-2 (PyTorch 2.2-2.5 release notes)"
-	srcMcoreCP  = "Megatron-Core context_parallel docs: ring of p2p K/V exchanges overlapped with attention"
-	srcTitanCP  = "torchtitan job config: context_parallel_rotate_method defaults to allgather"
+	srcTEKernel = "Transformer Engine DotProductAttention: cuDNN fused attention (FlashAttention-3 class on Hopper, " +
+		"FlashAttention-4 class on Blackwell: cuDNN frontend sdpa_benchmark_training)"
+	srcSDPA    = "PyTorch scaled_dot_product_attention: the flash backend is FlashAttention-2 (PyTorch 2.2-2.5 release notes)"
+	srcMcoreCP = "Megatron-Core context_parallel docs: ring of p2p K/V exchanges overlapped with attention"
+	srcTitanCP = "torchtitan job config: context_parallel_rotate_method defaults to allgather"
 )
 
 // userPresets are the current frameworks users pick with --framework.
