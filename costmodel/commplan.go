@@ -63,7 +63,10 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 	}
 	pass := c.perPass * (c.a.time + c.b.time)
 	c.fwd, c.bwd = pass, pass
-	if e.a.TPCommOverlap {
+	switch {
+	case e.a.TPCommOverlap && e.a.AsyncTP:
+		c.fwd, c.bwd = e.asyncTPExposed(c, in.dense, p.TP)
+	case e.a.TPCommOverlap:
 		c.fwd = e.tpExposed(pass, in.dense.fwd.gemm)
 		c.bwd = e.tpExposed(pass, in.dense.bwd.gemm)
 	}

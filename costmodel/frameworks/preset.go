@@ -26,6 +26,9 @@ type Preset struct {
 	UnfusedElementwise bool
 	// Overlaps (costmodel.Assumptions fields of the same names).
 	OverlapGradReduce, OverlapParamGather, TPCommOverlap, OverlapP2P bool
+	// AsyncTP: TPCommOverlap is PyTorch's micro-pipeline TP
+	// (costmodel.Assumptions field).
+	AsyncTP bool
 	// GradAccumFP32 keeps gradients in fp32 buffers.
 	GradAccumFP32 bool
 	// StepFP32GradPartition: ZeRO-1/2's step casts the gradient
@@ -158,7 +161,7 @@ func onOff(b bool) string { return either(b, "on", "off") }
 // Apply sets the preset's assumptions in a.
 func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.OverlapGradReduce, a.OverlapParamGather = p.OverlapGradReduce, p.OverlapParamGather
-	a.TPCommOverlap, a.OverlapP2P = p.TPCommOverlap, p.OverlapP2P
+	a.TPCommOverlap, a.OverlapP2P, a.AsyncTP = p.TPCommOverlap, p.OverlapP2P, p.AsyncTP
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
