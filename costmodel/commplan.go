@@ -64,7 +64,7 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 	pass := c.perPass * (c.a.time + c.b.time)
 	c.fwd, c.bwd = pass, pass
 	switch {
-	case e.a.TPCommOverlap && e.a.AsyncTP:
+	case e.a.TPCommOverlap && e.a.AsyncTP && p.SP:
 		c.fwd, c.bwd = e.asyncTPExposed(c, in.dense, p.TP)
 	case e.a.TPCommOverlap:
 		c.fwd = e.tpExposed(pass, in.dense.fwd.gemm)

@@ -1,9 +1,7 @@
 package calibration
 
 import (
-	"maps"
 	"math"
-	"strconv"
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -26,7 +24,6 @@ type fp8Pair struct {
 // Where the twins' bf16 throughputs come from.
 const (
 	srcFoundryBF16 = "mosaicml/llm-foundry 8c8dd48f7 scripts/train/benchmarking/README.md, table \"H100 80GB BF16\""
-	srcAsyncTPBF16 = "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, Llama3 8b table, None (bfloat16)"
 )
 
 // fp8Pairs are the matched pairs of the calibration set.
@@ -140,18 +137,9 @@ func bf16Side(t *testing.T, p fp8Pair, fp8 Result, byID map[string]Result) Resul
 // twinCase is the case of row r at the pair's bf16 precision and figure.
 func twinCase(t *testing.T, p fp8Pair, r Row) Case {
 	t.Helper()
-	twin := Row{cols: maps.Clone(r.cols), file: r.file}
-	for _, col := range []string{"step_time_s", "tflops_per_gpu", "mfu_pct", "hfu_pct", "derived_step_time_s", "derived_tokens_per_s_per_gpu", "other_metrics"} {
-		twin.cols[col] = ""
+	c, err := bf16Twin(r, p.twinPrecision, p.twinTPS)
+	if err != nil {
+		t.Fatal(err)
 	}
-	twin.cols["row_id"], twin.cols["precision"] = p.fp8+"-bf16", p.twinPrecision
-	twin.cols["tokens_per_s_per_gpu"] = strconv.FormatFloat(p.twinTPS, 'f', -1, 64)
-	cases, skipped := Cases([]Row{twin})
-	if len(cases) != 1 {
-		t.Fatalf("bf16 twin of %s (%s) not modeled: %v", p.fp8, p.twinSource, skipped)
-	}
-	if cases[0].Plan.Precision != costmodel.BF16 {
-		t.Fatalf("bf16 twin of %s maps to %v", p.fp8, cases[0].Plan.Precision)
-	}
-	return cases[0]
+	return c
 }
