@@ -24,9 +24,21 @@ package costmodel
 //     The backward's all-gathers (of the output gradient, before the
 //     row-parallel layers' input-gradient GEMMs) are: they hide behind
 //     the input-gradient half of the backward GEMMs.
-//   - What is hidden is not free: the pulls contend with the GEMM for
-//     HBM and NVLink and the chunked GEMMs lose to wave quantization, so
-//     each hidden second costs AsyncTPContention seconds of GEMM.
+//   - What is hidden is not free: each hidden second costs
+//     AsyncTPContention seconds of GEMM, fitted (calibration's
+//     FitAsyncTPContention) because no source measures its parts: the
+//     copy-engine pulls read and write HBM beside the GEMM, the chunks
+//     synchronize all ranks by barriers (a rank's late chunk stalls the
+//     others), and the local shard's copy into the symmetric buffer
+//     runs before the first GEMM. The chunk GEMMs (m/tp rows) are not
+//     priced apart: the two streams run independent chunks side by side,
+//     which the code says "greatly reduc[es] quantization inefficiency",
+//     and at the benchmarks' 12-16 k rows per chunk the GEMM curve is
+//     flat.
+//
+// Source: torch/distributed/_symmetric_memory/__init__.py,
+// _pipelined_multi_all_gather_and_consume and
+// _pipelined_produce_and_all2all.
 func (e *Evaluator) asyncTPExposed(c layerComm, d layerCost, tp int) (fwd, bwd float64) {
 	chunks := float64(tp-1) / float64(tp)
 	t := c.perPass * (c.a.time + c.b.time)

@@ -117,7 +117,7 @@ func (p Preset) Settings() []Setting {
 		{SetCP, either(p.CPAllGather, "all-gather", "ring"), ""},
 		{SetElementwise, either(p.UnfusedElementwise, "eager (unfused)", "fused"), ""},
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
-		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
+		{SetTPOverlap, onOff(p.TPCommOverlap) + either(p.AsyncTP, " (async TP when on)", ""), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
 		{SetFSDPUnderPP, either(p.FSDPUnshardedUnderPP, "stage kept unsharded", "per layer"),
 			either(p.FSDPUnshardedUnderPP, "", srcFSDPPerLayer)},
