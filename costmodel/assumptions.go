@@ -139,12 +139,24 @@ type Assumptions struct {
 	// Engine userbuffers); off, they are on the critical path.
 	TPCommOverlap bool `json:"tp_comm_overlap"`
 	// TPOverlapShare is the share of the overlappable tensor-parallel
-	// communication that TPCommOverlap actually hides: of a pass's
+	// communication that TPCommOverlap actually hides (Transformer
+	// Engine's; AsyncTP has its own model): of a pass's
 	// collectives taking t beside GEMMs taking g, share x min(t, g) is
 	// hidden. Below 1 because the overlapped GEMM and the collective
 	// contend for SMs and memory, and the first chunk of each
 	// decomposed GEMM waits for its data.
 	TPOverlapShare float64 `json:"tp_overlap_share"`
+	// AsyncTP runs TPCommOverlap as PyTorch's micro-pipeline tensor
+	// parallelism (torchtitan's AsyncTP: torch._inductor's
+	// micro_pipeline_tp pass and torch.distributed._symmetric_memory's
+	// fused all-gather-matmul and matmul-reduce-scatter) instead of
+	// Transformer Engine userbuffers (asyncTPExposed).
+	AsyncTP bool `json:"async_tp"`
+	// AsyncTPContention is the GEMM time each second of transfer that
+	// AsyncTP hides costs: the copy engines' pulls contend with the
+	// concurrent GEMM for HBM and NVLink, and the GEMM split into tp
+	// chunks loses to wave quantization.
+	AsyncTPContention float64 `json:"async_tp_contention"`
 	// CPAllGather runs context parallelism as an all-gather of the keys
 	// and values before the attention (Meta's Llama 3, PyTorch's
 	// context_parallel with the allgather rotate method, torchtitan's

@@ -63,7 +63,10 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 	}
 	pass := c.perPass * (c.a.time + c.b.time)
 	c.fwd, c.bwd = pass, pass
-	if e.a.TPCommOverlap {
+	switch {
+	case e.a.TPCommOverlap && e.a.AsyncTP && p.SP:
+		c.fwd, c.bwd = e.asyncTPExposed(c, in.dense, p.TP)
+	case e.a.TPCommOverlap:
 		c.fwd = e.tpExposed(pass, in.dense.fwd.gemm)
 		c.bwd = e.tpExposed(pass, in.dense.bwd.gemm)
 	}
@@ -81,9 +84,10 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 // t - share x min(t, g), share = TPOverlapShare. Overlap splits each GEMM
 // into chunks that wait for their data and shares the SMs and memory
 // with the collective (Wang et al. 2022, "Overlap Communication with
-// Dependent Computation via Decomposition"; torchtitan's AsyncTP and
-// Transformer Engine userbuffers implement it), so it hides a share of
-// the collective, not all of it.
+// Dependent Computation via Decomposition"; Transformer Engine
+// userbuffers implement it), so it may hide a share of the collective,
+// not all of it; a fit over the Megatron-Core and NeMo rows finds all.
+// torchtitan's AsyncTP has its own model (asyncTPExposed).
 func (e *Evaluator) tpExposed(t, g float64) float64 {
 	return t - e.a.TPOverlapShare*min(t, g)
 }

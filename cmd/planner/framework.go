@@ -67,6 +67,7 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 		{"overlap-grad-reduce", func() { a.OverlapGradReduce = p.OverlapGradReduce }},
 		{"overlap-param-gather", func() { a.OverlapParamGather = p.OverlapParamGather }},
 		{"tp-comm-overlap", func() { a.TPCommOverlap = p.TPCommOverlap }},
+		{"async-tp", func() { a.AsyncTP = p.AsyncTP }},
 		{"overlap-p2p", func() { a.OverlapP2P = p.OverlapP2P }},
 		{"grad-fp32", func() { a.GradAccumFP32 = p.GradAccumFP32 }},
 		{"attention-kernel", func() { a.AttentionKernel = p.AttentionKernel }},

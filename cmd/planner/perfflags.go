@@ -25,6 +25,8 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.a.OverlapGradReduce, "overlap-grad-reduce", d.OverlapGradReduce, "overlap the data-parallel gradient reduction with the backward pass")
 	fs.BoolVar(&f.a.OverlapParamGather, "overlap-param-gather", d.OverlapParamGather, "overlap ZeRO-1/2's weight all-gather with the next forward")
 	fs.Float64Var(&f.a.TPOverlapShare, "tp-overlap-share", d.TPOverlapShare, "share of the overlappable tensor-parallel communication --tp-comm-overlap hides")
+	fs.BoolVar(&f.a.AsyncTP, "async-tp", d.AsyncTP, "--tp-comm-overlap runs as PyTorch's micro-pipeline TP (torchtitan AsyncTP), not Transformer Engine userbuffers")
+	fs.Float64Var(&f.a.AsyncTPContention, "async-tp-contention", d.AsyncTPContention, "GEMM seconds each second of transfer --async-tp hides costs")
 	fs.BoolVar(&f.a.CPAllGather, "cp-all-gather", d.CPAllGather, "context parallelism all-gathers keys and values (Llama 3, torchtitan) instead of Megatron's ring")
 	fs.BoolVar(&f.a.OverlapP2P, "overlap-p2p", d.OverlapP2P, "hide pipeline sends and receives behind compute")
 	fs.BoolVar(&f.a.EagerCrossEntropy, "eager-cross-entropy", d.EagerCrossEntropy, "the loss is PyTorch's cross_entropy on fp32 logits (torchtitan), whose backward holds 8 more bytes per logit, not a fused in-place kernel")
@@ -50,6 +52,7 @@ func (f *perfFlags) apply(a costmodel.Assumptions) (costmodel.Assumptions, error
 	a.TPCommOverlap, a.OverlapGradReduce, a.OverlapParamGather, a.OverlapP2P = p.TPCommOverlap, p.OverlapGradReduce, p.OverlapParamGather, p.OverlapP2P
 	a.UnfusedElementwise, a.SustainedClock = p.UnfusedElementwise, p.SustainedClock
 	a.TPOverlapShare, a.CPAllGather = p.TPOverlapShare, p.CPAllGather
+	a.AsyncTP, a.AsyncTPContention = p.AsyncTP, p.AsyncTPContention
 	a.GEMMEfficiency, a.AttentionEfficiency, a.HBMEfficiency = p.GEMMEfficiency, p.AttentionEfficiency, p.HBMEfficiency
 	a.ScaleUpEfficiency, a.ScaleOutEfficiency = p.ScaleUpEfficiency, p.ScaleOutEfficiency
 	a.KernelOverhead = hardware.Seconds(f.kernelUS / 1e6)

@@ -140,12 +140,23 @@ func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) 
 	on := map[bool]string{true: "on", false: "off"}
 	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% and attention %.1f%% (%s kernel) of their measured kernel speed, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, attention, HBM, NVLink fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
-		"overlap: gradient reduce %s, weight gather %s, tp %s (hides %.0f%% of what it overlaps), pp %s; context parallelism %s; unfused elementwise %s; rank order %s",
+		"overlap: gradient reduce %s, weight gather %s, tp %s (%s), pp %s; context parallelism %s; unfused elementwise %s; rank order %s",
 		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, a.AttentionKernel, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
-		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], 100*a.TPOverlapShare, on[a.OverlapP2P],
+		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], tpOverlapStyle(a), on[a.OverlapP2P],
 		cpStyle[a.CPAllGather], on[a.UnfusedElementwise], orderName(a.RankOrder))
 	fmt.Fprintln(w, wrapText(s, textWidth, "  "))
+}
+
+// tpOverlapStyle says how TP overlap runs: Transformer Engine's, hiding
+// TPOverlapShare of what it overlaps, or async TP, whose hidden transfers
+// cost AsyncTPContention of GEMM time (fitted: calibration's
+// TestAsyncTPContentionFit).
+func tpOverlapStyle(a costmodel.Assumptions) string {
+	if a.AsyncTP {
+		return fmt.Sprintf("async TP: a hidden second costs %.2f s of GEMM, fitted on torchtitan's AsyncTP pairs", a.AsyncTPContention)
+	}
+	return fmt.Sprintf("hides %.0f%% of what it overlaps", 100*a.TPOverlapShare)
 }
 
 // cpStyle names the context-parallel exchange by CPAllGather.

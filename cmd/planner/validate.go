@@ -58,6 +58,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, wrapText(fmt.Sprintf("calibration set: %d rows, %d compared, %d not modeled; from %s", len(rows), len(cmp.Results), len(cmp.Skipped), from), textWidth, "  "))
 	writeFit(stdout, fit, base)
+	writeAsyncTPFit(stdout, rows, base)
 	writeResults(stdout, cmp.Results, *wide)
 	writeSummaries(stdout, cmp)
 	writePresets(stdout, cmp.Results)
@@ -105,6 +106,22 @@ func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 	}
 	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("fit quality: RMS log error %.2f%%, largest error %.2f%%, %s",
 		100*f.RMSLogError, 100*f.MaxAbsError, how), textWidth, "    "))
+}
+
+// writeAsyncTPFit prints the async TP contention share and its fit on
+// torchtitan's AsyncTP pairs (calibration.FitAsyncTPContention), when
+// the rows hold them.
+func writeAsyncTPFit(w io.Writer, rows []calibration.Row, d costmodel.Assumptions) {
+	s, at, ok := calibration.FitAsyncTPContention(rows, d)
+	if !ok {
+		return
+	}
+	var pairs []string
+	for _, p := range at {
+		pairs = append(pairs, fmt.Sprintf("%s/%s %.3fx (measured %.3fx)", p.Async, p.Vanilla, p.Predicted, p.Measured))
+	}
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("async TP contention %.2f (GEMM seconds per second of transfer async TP hides; default %.2f), fitted apart, golden section on the async over vanilla TP speed-ups of torchtitan's AsyncTP pairs: %s; Transformer Engine's TP overlap share held at %.2f",
+		s, d.AsyncTPContention, strings.Join(pairs, ", "), d.TPOverlapShare), textWidth, "    "))
 }
 
 // value formats a measurement in its metric.

@@ -76,9 +76,11 @@ type Param struct {
 // keeps (cold caches, SMs shared with communication kernels, clocks held
 // lower than in a kernel benchmark). Not fitted: the HBM share of
 // memory-bound kernels (0.873, costmodel's fittedHBMEfficiency), the
-// share of overlappable tensor-parallel communication that TP overlap
-// hides (TPOverlapShare 1), which a fit over the calibration rows drives
-// to its bound of 1, and the NVLink share collectives reach as bus
+// share of overlappable tensor-parallel communication that Transformer
+// Engine's TP overlap hides (TPOverlapShare 1), which a fit over the
+// calibration rows drives to its bound of 1, the GEMM cost of async TP's
+// hidden transfers (AsyncTPContention, fitted on its own pairs:
+// TestAsyncTPContentionFit), and the NVLink share collectives reach as bus
 // bandwidth (ScaleUpEfficiency 0.613), which the rows do not pin down:
 // refitted with the other two, it wanders from 0.46 to 0.65 while the
 // rms log error moves by 0.002 (0.120 to 0.122), so it is held at the

@@ -1,9 +1,7 @@
 package calibration
 
 import (
-	"maps"
 	"math"
-	"strconv"
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -26,7 +24,6 @@ type fp8Pair struct {
 // Where the twins' bf16 throughputs come from.
 const (
 	srcFoundryBF16 = "mosaicml/llm-foundry 8c8dd48f7 scripts/train/benchmarking/README.md, table \"H100 80GB BF16\""
-	srcAsyncTPBF16 = "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md, Llama3 8b table, None (bfloat16)"
 )
 
 // fp8Pairs are the matched pairs of the calibration set.
@@ -45,21 +42,24 @@ const (
 //   - torchtitan AsyncTP, June 2025 (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md):
 //     Llama 3 70B at TP 8, vanilla and async TP, bf16 against torchao's
 //     rowwise recipe. Measured 1.004x and 0.958x; the model predicts
-//     1.20x and 1.27x (TestFP8SpeedUp says what is known of the miss), so
-//     these are held to 22% and 35%, a little above their present miss,
+//     1.20x and 1.21x (TestFP8SpeedUp says what is known of the miss), so
+//     these are held to 21% and 28%, a little above their present miss,
 //     and fail if it grows. The Llama 3 8B rows (r0133, r0134: TP 8,
 //     FSDP 8, per-op SAC) have their bf16 twins in the same tables
 //     (srcAsyncTPBF16: 4,378 and 4,809.4 tokens/s/GPU), not in the
 //     calibration set: measured 0.847x and 0.814x, predicted 1.04x and
-//     0.94x; held to 26% and 17%.
+//     1.02x; held to 25% and 27%. The async pair was at 0.94x (17%) while
+//     async TP hid every overlapped second; priced as it runs
+//     (costmodel's asyncTPExposed) it misses as its vanilla twin does,
+//     the rowwise recipe's miss alone.
 var fp8Pairs = []fp8Pair{
 	{bf16: "r0113", fp8: "r0114", limit: 0.10},
 	{fp8: "r0559", twinPrecision: "amp_bf16", twinTPS: 5873, twinSource: srcFoundryBF16, limit: 0.10},
 	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, twinSource: srcFoundryBF16, limit: 0.10},
-	{bf16: "r0123", fp8: "r0127", limit: 0.22},
-	{bf16: "r0124", fp8: "r0128", limit: 0.35},
-	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.26},
-	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.17},
+	{bf16: "r0123", fp8: "r0127", limit: 0.21},
+	{bf16: "r0124", fp8: "r0128", limit: 0.28},
+	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.25},
+	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.27},
 }
 
 // TestFP8SpeedUp compares the predicted FP8-over-BF16 speed-up with the
@@ -90,9 +90,8 @@ var fp8Pairs = []fp8Pair{
 // below the microbenchmarks (1.09x, 1.11x, 1.54x, 1.45x on PR #2185's
 // four shapes), yet the layers summed predict 1.20x where torchtitan
 // measured 1.00x: no mechanism found accounts for the rest of the gap.
-// The async TP pairs add the model's async TP overlap, optimistic on
-// bf16 too (r0124 +10%: async TP measured 1.09x over vanilla, predicted
-// 1.29x).
+// The async TP pairs share their vanilla twins' miss: async TP is priced
+// as it runs (costmodel's asyncTPExposed; TestAsyncTPContentionFit).
 func TestFP8SpeedUp(t *testing.T) {
 	byID := map[string]Result{}
 	for _, r := range comparison(t).Results {
@@ -128,22 +127,19 @@ func bf16Side(t *testing.T, p fp8Pair, fp8 Result, byID map[string]Result) Resul
 		}
 		return a
 	}
-	twin := Row{cols: maps.Clone(fp8.Row.cols), file: fp8.Row.file}
-	for _, col := range []string{"step_time_s", "tflops_per_gpu", "mfu_pct", "hfu_pct", "derived_step_time_s", "derived_tokens_per_s_per_gpu", "other_metrics"} {
-		twin.cols[col] = ""
-	}
-	twin.cols["row_id"], twin.cols["precision"] = p.fp8+"-bf16", p.twinPrecision
-	twin.cols["tokens_per_s_per_gpu"] = strconv.FormatFloat(p.twinTPS, 'f', -1, 64)
-	cases, skipped := Cases([]Row{twin})
-	if len(cases) != 1 {
-		t.Fatalf("bf16 twin of %s (%s) not modeled: %v", p.fp8, p.twinSource, skipped)
-	}
-	if cases[0].Plan.Precision != costmodel.BF16 {
-		t.Fatalf("bf16 twin of %s maps to %v", p.fp8, cases[0].Plan.Precision)
-	}
-	a, err := Predict(cases[0], costmodel.DefaultAssumptions())
+	a, err := Predict(twinCase(t, p, fp8.Row), costmodel.DefaultAssumptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// twinCase is the case of row r at the pair's bf16 precision and figure.
+func twinCase(t *testing.T, p fp8Pair, r Row) Case {
+	t.Helper()
+	c, err := bf16Twin(r, p.twinPrecision, p.twinTPS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -26,6 +26,9 @@ type Preset struct {
 	UnfusedElementwise bool
 	// Overlaps (costmodel.Assumptions fields of the same names).
 	OverlapGradReduce, OverlapParamGather, TPCommOverlap, OverlapP2P bool
+	// AsyncTP: TPCommOverlap is PyTorch's micro-pipeline TP
+	// (costmodel.Assumptions field).
+	AsyncTP bool
 	// GradAccumFP32 keeps gradients in fp32 buffers.
 	GradAccumFP32 bool
 	// StepFP32GradPartition: ZeRO-1/2's step casts the gradient
@@ -114,7 +117,7 @@ func (p Preset) Settings() []Setting {
 		{SetCP, either(p.CPAllGather, "all-gather", "ring"), ""},
 		{SetElementwise, either(p.UnfusedElementwise, "eager (unfused)", "fused"), ""},
 		{SetGradReduce, onOff(p.OverlapGradReduce), ""}, {SetParamGather, onOff(p.OverlapParamGather), ""},
-		{SetTPOverlap, onOff(p.TPCommOverlap), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
+		{SetTPOverlap, onOff(p.TPCommOverlap) + either(p.AsyncTP, " (async TP when on)", ""), ""}, {SetP2P, onOff(p.OverlapP2P), ""},
 		{SetGradDType, grad, ""}, {SetSP, onOff(p.SequenceParallel) + " with tp > 1", ""}, {SetRecipes, rec, ""},
 		{SetFSDPUnderPP, either(p.FSDPUnshardedUnderPP, "stage kept unsharded", "per layer"),
 			either(p.FSDPUnshardedUnderPP, "", srcFSDPPerLayer)},
@@ -158,7 +161,7 @@ func onOff(b bool) string { return either(b, "on", "off") }
 // Apply sets the preset's assumptions in a.
 func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.OverlapGradReduce, a.OverlapParamGather = p.OverlapGradReduce, p.OverlapParamGather
-	a.TPCommOverlap, a.OverlapP2P = p.TPCommOverlap, p.OverlapP2P
+	a.TPCommOverlap, a.OverlapP2P, a.AsyncTP = p.TPCommOverlap, p.OverlapP2P, p.AsyncTP
 	a.UnfusedElementwise, a.GradAccumFP32 = p.UnfusedElementwise, p.GradAccumFP32
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation

@@ -66,7 +66,7 @@ var NeMo = Preset{Name: "nemo", Title: "NeMo / Megatron-Bridge performance recip
 // Torchtitan is current torchtitan: FSDP2, torch.compile, SDPA.
 var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.compile)",
 	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, CPAllGather: true, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
-	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, SequenceParallel: true, SeparateProjections: true,
+	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, SequenceParallel: true, SeparateProjections: true, AsyncTP: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Rowwise, costmodel.FP8RowwiseGWHP, costmodel.MXFP8},
 	Recompute: costmodel.Selective, MicroBatch: 1, ZeRO: 3, HighPrecisionSavedInputs: true,
 	Cite: map[string]string{SetKernel: srcSDPA, SetCP: srcTitanCP,
