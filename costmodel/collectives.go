@@ -103,8 +103,8 @@ func (e *Evaluator) busBandwidth(op Collective, g group) float64 {
 // NVLink steps and 2 x ceil(log2 nodes) network steps. All-reduce picks
 // the faster of ring and tree, as NCCL's tuner does. Inside one NVLink
 // domain, where a measured fit applies (scaleUpFit), the time is the
-// fit's latency plus the bytes at its bus bandwidth: the measured
-// timings already hold NCCL's choice of algorithm and protocol.
+// fit's (scaleUpFit.time): the measured timings already hold NCCL's
+// choice of algorithm and protocol.
 func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	n := g.size
 	if n <= 1 || s <= 0 {
@@ -121,10 +121,12 @@ func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 		return e.allToAll(s, g)
 	}
 	if f, ok := e.measuredScaleUp(op); ok && nodes <= 1 {
+		up := float64(e.c.GPU.ScaleUp)
+		c.time = f.time(op, n, s, up)
 		if op == SendRecv {
-			c.algo = Direct
+			// A send of s bytes is a 2-rank all-gather of 2s.
+			c.algo, c.time = Direct, f.time(AllGather, 2, 2*s, up)
 		}
-		c.time = f.latency + c.bytes/bw
 		return c
 	}
 	if op == SendRecv {
@@ -191,7 +193,7 @@ func (e *Evaluator) allToAll(s float64, g group) commCost {
 	c.network = s * (n - local) / n
 	up := e.scaleUpBusBandwidth(AllToAll, g.size)
 	if f, ok := e.measuredScaleUp(AllToAll); ok && c.network <= 0 {
-		c.time = f.latency + c.bytes/up
+		c.time = f.time(AllToAll, g.size, s, float64(e.c.GPU.ScaleUp))
 		return c
 	}
 	hop := a.ScaleUpHopLatency

@@ -13,7 +13,7 @@ import (
 
 // ncclRow is one nccl-tests timing of testdata/nccl/intranode.csv: the
 // nccl_perf rows AIConfigurator uses by default (aic_default 1, fp16,
-// 4 MiB and up) for A100, H100, H200, B200, B300, GB200 and GB300, each
+// 64 KiB and up) for A100, H100, H200, B200, B300, GB200 and GB300, each
 // with its source directory (calibration/kernels/SOURCES.md).
 type ncclRow struct {
 	gpu, source string
@@ -51,8 +51,8 @@ func readNCCLRows(t *testing.T) []ncclRow {
 		}
 		rows = append(rows, ncclRow{gpu: r[0], source: r[2], op: op, n: n, bytes: b, time: ms * 1e-3})
 	}
-	if len(rows) < 500 {
-		t.Fatalf("%d rows in testdata/nccl/intranode.csv, want at least 500", len(rows))
+	if len(rows) < 1000 {
+		t.Fatalf("%d rows in testdata/nccl/intranode.csv, want at least 1000", len(rows))
 	}
 	return rows
 }
@@ -80,6 +80,22 @@ func fitScaleUp(rows []ncclRow, up map[string]float64) scaleUpFit {
 	c := solve3(m)
 	return scaleUpFit{latency: c[0], share: 1 / c[1], chunk: c[2] / c[1]}
 }
+
+// fitSmall is the least-squares fit (relative error) of the
+// small-message pair, time = smallLatency + s x busFactor /
+// (smallShare x NVLink), on rows below 4 MiB.
+func fitSmall(rows []ncclRow, up map[string]float64) (latency, share float64) {
+	var a11, a12, a22, b1, b2 float64
+	for _, r := range rows {
+		u, v := 1/r.time, r.bytes*busFactor(r.op, r.n)/up[r.gpu]/r.time
+		a11, a12, a22, b1, b2 = a11+u*u, a12+u*v, a22+v*v, b1+u, b2+v
+	}
+	det := a11*a22 - a12*a12
+	return (b1*a22 - b2*a12) / det, det / (a11*b2 - a12*b1)
+}
+
+// smallMessage is where the data splits between the two fits.
+const smallMessage = 4 * hardware.MiB
 
 // solve3 solves a 3x3 system given as an augmented matrix (Gaussian
 // elimination; the normal equations here are well conditioned).
@@ -118,9 +134,14 @@ func TestScaleUpFit(t *testing.T) {
 	for _, a := range []hardware.Arch{hardware.Ampere, hardware.Hopper, hardware.Blackwell} {
 		for _, op := range []Collective{AllReduce, AllGather, ReduceScatter, AllToAll} {
 			sub := slices.DeleteFunc(slices.Clone(rows), func(r ncclRow) bool { return arch[r.gpu] != a || r.op != op })
-			f, held := fitScaleUp(sub, up), scaleUpFits[a][op]
-			t.Logf("%-9v %-14v rows %3d  latency %4.1f µs  share %.3f  chunk %.3f", a, op, len(sub), f.latency*1e6, f.share, f.chunk)
-			if math.Abs(f.latency-held.latency) > 0.051e-6 || math.Abs(f.share-held.share) > 0.0006 || math.Abs(f.chunk-held.chunk) > 0.0006 {
+			large := slices.DeleteFunc(slices.Clone(sub), func(r ncclRow) bool { return r.bytes < float64(smallMessage) })
+			small := slices.DeleteFunc(slices.Clone(sub), func(r ncclRow) bool { return r.bytes >= float64(smallMessage) })
+			f, held := fitScaleUp(large, up), scaleUpFits[a][op]
+			f.smallLatency, f.smallShare = fitSmall(small, up)
+			t.Logf("%-9v %-14v rows %3d+%3d  latency %4.1f µs  share %.3f  chunk %.3f  small: latency %4.1f µs  share %.3f",
+				a, op, len(large), len(small), f.latency*1e6, f.share, f.chunk, f.smallLatency*1e6, f.smallShare)
+			if math.Abs(f.latency-held.latency) > 0.051e-6 || math.Abs(f.share-held.share) > 0.0006 || math.Abs(f.chunk-held.chunk) > 0.0006 ||
+				math.Abs(f.smallLatency-held.smallLatency) > 0.051e-6 || math.Abs(f.smallShare-held.smallShare) > 0.0006 {
 				t.Errorf("%v %v: scaleUpFits holds %+v, the fit finds %+v", a, op, held, f)
 			}
 		}
@@ -138,7 +159,7 @@ func TestScaleUpFit(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel := e.cost(r.op, r.bytes, group{size: r.n, local: r.n}).time/r.time - 1
-		k := r.gpu + " " + r.op.String()
+		k := r.gpu + " " + r.op.String() + map[bool]string{true: " <4 MiB", false: ""}[r.bytes < float64(smallMessage)]
 		by[k] = append(by[k], rel)
 		all = append(all, math.Abs(rel))
 	}
@@ -157,6 +178,6 @@ func TestScaleUpFit(t *testing.T) {
 	}
 }
 
-// scaleUpGuard holds TestScaleUpFit's median |error| (today's figure
-// plus a margin).
-const scaleUpGuard = 0.07
+// scaleUpGuard holds TestScaleUpFit's median |error| (today's figure,
+// 6.8% over 1,064 rows, plus a margin).
+const scaleUpGuard = 0.08
