@@ -117,7 +117,10 @@ type Assumptions struct {
 	HBMEfficiency float64 `json:"hbm_efficiency"`
 	// ScaleUpEfficiency and ScaleOutEfficiency are the bus bandwidth NCCL
 	// collectives reach as a share of the per-direction NVLink and
-	// per-GPU network bandwidth.
+	// per-GPU network bandwidth. ScaleUpEfficiency 0 (the default) means
+	// measured: each generation's fitted bus bandwidth and latency per
+	// operation (scaleUpFits); a value in (0, 1] is one share for every
+	// operation and message size.
 	ScaleUpEfficiency  float64 `json:"scale_up_efficiency"`
 	ScaleOutEfficiency float64 `json:"scale_out_efficiency"`
 	// CollectiveLatency is the fixed cost of one collective call;
@@ -266,9 +269,9 @@ type Assumptions struct {
 //     (NVIDIA/nccl-tests#150).
 //
 // Step time (sources in setPerformanceDefaults, perfassumptions.go):
-// GEMMEfficiency, HBMEfficiency and ScaleUpEfficiency are fitted to the
-// per-layer times of Korthikanti et al. 2022, Table 4; the others are
-// cited.
+// GEMMEfficiency and AttentionEfficiency are fitted on the calibration
+// rows, HBMEfficiency on the per-layer times of Korthikanti et al. 2022,
+// Table 4, the NVLink collectives on nccl-tests; the others are cited.
 func DefaultAssumptions() Assumptions {
 	a := Assumptions{
 		HBMFraction:    0.90,

@@ -70,8 +70,9 @@ func busFactor(op Collective, n int) float64 {
 	return f
 }
 
-// busBandwidth is the per-GPU bandwidth a collective over g reaches.
-// Inside one NVLink domain it is the NVLink bandwidth. Across domains
+// busBandwidth is the per-GPU bandwidth collective op over g reaches.
+// Inside one NVLink domain it is the NVLink bus bandwidth of op
+// (scaleUpBusBandwidth: measured by generation and operation). Across domains
 // NCCL builds rings (and trees) whose channels leave each node through
 // different NICs, one per GPU (rail-optimized clusters), so the g.local
 // ranks of a node together drive g.local NICs: the network share of the
@@ -80,8 +81,8 @@ func busFactor(op Collective, n int) float64 {
 // NCCL's hierarchical behaviour: a data-parallel group with all 8 GPUs of
 // each node reaches about 8 x the NIC bandwidth, one with a single GPU
 // per node (tp = 8 inside the node) only the bandwidth of its own NIC.
-func (e *Evaluator) busBandwidth(g group) float64 {
-	up := float64(e.c.GPU.ScaleUp) * e.a.ScaleUpEfficiency
+func (e *Evaluator) busBandwidth(op Collective, g group) float64 {
+	up := e.scaleUpBusBandwidth(op, g.size)
 	if g.nodes() <= 1 {
 		return up
 	}
@@ -100,7 +101,10 @@ func (e *Evaluator) busBandwidth(g group) float64 {
 // n-1 steps per pass (two passes for all-reduce), nodes-1 of them across
 // the network and the rest over NVLink; the tree takes 2 x (local-1)
 // NVLink steps and 2 x ceil(log2 nodes) network steps. All-reduce picks
-// the faster of ring and tree, as NCCL's tuner does.
+// the faster of ring and tree, as NCCL's tuner does. Inside one NVLink
+// domain, where a measured fit applies (scaleUpFit), the time is the
+// fit's (scaleUpFit.time): the measured timings already hold NCCL's
+// choice of algorithm and protocol.
 func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	n := g.size
 	if n <= 1 || s <= 0 {
@@ -108,7 +112,7 @@ func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	}
 	a := e.a
 	nodes := g.nodes()
-	bw := e.busBandwidth(g)
+	bw := e.busBandwidth(op, g)
 	c := commCost{bytes: busFactor(op, n) * s, algo: Ring}
 	if nodes > 1 {
 		c.network = c.bytes / float64(max(g.local, 1))
@@ -116,9 +120,18 @@ func (e *Evaluator) cost(op Collective, s float64, g group) commCost {
 	if op == AllToAll {
 		return e.allToAll(s, g)
 	}
+	if f, ok := e.measuredScaleUp(op); ok && nodes <= 1 {
+		up := float64(e.c.GPU.ScaleUp)
+		c.time = f.time(op, n, s, up)
+		if op == SendRecv {
+			// A send of s bytes is a 2-rank all-gather of 2s.
+			c.algo, c.time = Direct, f.time(AllGather, 2, 2*s, up)
+		}
+		return c
+	}
 	if op == SendRecv {
 		// A point-to-point message uses one link, not the node's NICs.
-		bw = float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+		bw = e.scaleUpBusBandwidth(SendRecv, 2)
 		hop := a.ScaleUpHopLatency
 		if nodes > 1 {
 			bw = float64(e.c.GPU.ScaleOut) * a.ScaleOutEfficiency
@@ -170,13 +183,19 @@ func describeGroup(g group) string {
 //	time = latency + max(network / scale-out bw, rest / NVLink bw)
 //
 // with latency the collective's base plus one hop of the slowest tier
-// (NCCL posts the n-1 sends and receives together).
+// (NCCL posts the n-1 sends and receives together). Inside one NVLink
+// domain with a measured fit, the latency and bandwidth are the fit's
+// (scaleUpFit).
 func (e *Evaluator) allToAll(s float64, g group) commCost {
 	a, n := e.a, float64(g.size)
 	local := float64(min(max(g.local, 1), g.size))
 	c := commCost{bytes: s * (n - 1) / n, algo: Direct}
 	c.network = s * (n - local) / n
-	up := float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+	up := e.scaleUpBusBandwidth(AllToAll, g.size)
+	if f, ok := e.measuredScaleUp(AllToAll); ok && c.network <= 0 {
+		c.time = f.time(AllToAll, g.size, s, float64(e.c.GPU.ScaleUp))
+		return c
+	}
 	hop := a.ScaleUpHopLatency
 	t := (c.bytes - c.network) / up
 	if c.network > 0 {

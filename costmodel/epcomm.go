@@ -174,7 +174,7 @@ func (e *Evaluator) nodeDedupAllToAll(s float64, g group) commCost {
 	local := float64(min(max(g.local, 1), g.size))
 	c := commCost{bytes: s * (n - 1) / n, algo: Direct}
 	c.network = s * (n - local) / n * remoteNodeShare(e.m.MoE.Experts, e.m.MoE.TopK, g.nodes())
-	up := float64(e.c.GPU.ScaleUp) * a.ScaleUpEfficiency
+	up := e.scaleUpBusBandwidth(AllToAll, g.size)
 	out := float64(e.c.GPU.ScaleOut) * a.ScaleOutEfficiency
 	c.time = float64(a.CollectiveLatency+a.ScaleOutHopLatency) + max(c.bytes/up, c.network/out)
 	return c

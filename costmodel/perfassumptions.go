@@ -15,40 +15,41 @@ import (
 // Korthikanti et al. 2022, Table 4 (GPT 22B, tp 8, A100: five recompute
 // and sequence-parallel settings), where memory-bound kernels are
 // isolated, made with the single-efficiency model and kept: refitted
-// after the others it runs to its bound of 1. ScaleUpEfficiency was
-// fitted with them until the rows stopped constraining it (see
-// calibration.Params) and is held at that fit's value.
+// after the others it runs to its bound of 1. The NVLink share of
+// collectives is not fitted on these rows: it is measured (scaleUpFits).
 const (
-	fittedGEMMEfficiency      = 0.835
+	fittedGEMMEfficiency      = 0.831
 	fittedAttentionEfficiency = 0.540
 	fittedHBMEfficiency       = 0.873
-	fittedScaleUpEfficiency   = 0.613
 )
 
 // DefaultAsyncTPContention is the GEMM time each second of transfer that
 // AsyncTP hides costs (asyncTPExposed), fitted on the async over
 // vanilla TP speed-ups of torchtitan's three AsyncTP pairs
 // (calibration.TestAsyncTPContentionFit).
-const DefaultAsyncTPContention = 0.68
+const DefaultAsyncTPContention = 0.66
 
 // setPerformanceDefaults fills the step-time assumptions:
 //
-//   - GEMMEfficiency 0.835, AttentionEfficiency 0.540 (shares of the
+//   - GEMMEfficiency 0.831, AttentionEfficiency 0.540 (shares of the
 //     efficiency package's measured kernel speeds): fitted (above);
-//     HBMEfficiency 0.873 fitted on Korthikanti Table 4 and kept;
-//     ScaleUpEfficiency 0.613 held, not fitted: the calibration rows do
-//     not pin it down (calibration.Params says how little), and at it the
-//     measured NCCL all-to-alls inside a Hopper node come within a few
-//     percent (TestAllToAllAgainstNCCL). For comparison, NCCL's own
-//     model caps the all-reduce bus bandwidth of A100 NVLink at 235 GB/s
-//     of 300 (0.78, src/graph/tuning.cc); the fit finds 184 GB/s.
+//     HBMEfficiency 0.873 fitted on Korthikanti Table 4 and kept.
+//   - ScaleUpEfficiency 0: the NVLink bus bandwidth and latency of each
+//     collective are measured by GPU generation and operation, with
+//     their message-size and group-size dependence (scaleUpFits, fitted
+//     on nccl-tests inside one node by TestScaleUpFit: large messages
+//     reach 0.66-0.70 of NVLink on A100 and Blackwell, 0.75 for Hopper's
+//     all-gather and reduce-scatter, 0.89 for its NVLS all-reduce). A
+//     value in (0, 1] overrides them: one share for every operation and
+//     size, with NCCL's latency model below; GPUs without a measurement
+//     use 0.613, the value the calibration rows were fitted at before.
 //   - AttentionKernel best: FlashAttention-2 on Ampere, FlashAttention-3
 //     class (cuDNN) on Hopper, the fitted curve on Blackwell; framework
 //     presets name theirs.
 //   - TPOverlapShare 1: Transformer Engine's TP overlap hides
 //     min(communication, GEMMs); a fit over the calibration rows
 //     (Megatron-Core and NeMo) runs to this bound.
-//   - AsyncTPContention 0.68 (DefaultAsyncTPContention): fitted on
+//   - AsyncTPContention 0.66 (DefaultAsyncTPContention): fitted on
 //     torchtitan's async over vanilla TP speed-ups.
 //   - CPAllGather off: Megatron-Core's ring.
 //   - ScaleOutEfficiency 0.8: rail-optimized InfiniBand reaches about
@@ -73,7 +74,6 @@ func (a *Assumptions) setPerformanceDefaults() {
 	a.GEMMEfficiency = fittedGEMMEfficiency
 	a.AttentionEfficiency = fittedAttentionEfficiency
 	a.HBMEfficiency = fittedHBMEfficiency
-	a.ScaleUpEfficiency = fittedScaleUpEfficiency
 	a.ScaleOutEfficiency = 0.8
 	a.CollectiveLatency = 8.4e-6
 	a.ScaleUpHopLatency = 3.4e-6
@@ -92,8 +92,7 @@ func (a Assumptions) validatePerformance() error {
 		name string
 		v    float64
 	}{{"GEMM efficiency", a.GEMMEfficiency}, {"attention efficiency", a.AttentionEfficiency},
-		{"HBM efficiency", a.HBMEfficiency}, {"scale-up efficiency", a.ScaleUpEfficiency},
-		{"scale-out efficiency", a.ScaleOutEfficiency}} {
+		{"HBM efficiency", a.HBMEfficiency}, {"scale-out efficiency", a.ScaleOutEfficiency}} {
 		if !(f.v > 0 && f.v <= 1) {
 			return fmt.Errorf("costmodel: %s %g is not in (0, 1]", f.name, f.v)
 		}
@@ -109,6 +108,9 @@ func (a Assumptions) validatePerformance() error {
 	}
 	if !(a.AsyncTPContention >= 0 && a.AsyncTPContention <= 1) {
 		return fmt.Errorf("costmodel: async tp contention %g is not in [0, 1]", a.AsyncTPContention)
+	}
+	if !(a.ScaleUpEfficiency >= 0 && a.ScaleUpEfficiency <= 1) {
+		return fmt.Errorf("costmodel: scale-up efficiency %g is not in [0, 1] (0: measured by generation and operation)", a.ScaleUpEfficiency)
 	}
 	if !(a.TPOverlapShare >= 0 && a.TPOverlapShare <= 1) {
 		return fmt.Errorf("costmodel: tp overlap share %g is not in [0, 1]", a.TPOverlapShare)

@@ -35,7 +35,7 @@ func (f *perfFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.a.GEMMEfficiency, "gemm-efficiency", d.GEMMEfficiency, "share of the tensor-core peak matrix multiplies reach")
 	fs.Float64Var(&f.a.AttentionEfficiency, "attention-efficiency", d.AttentionEfficiency, "share of the peak FlashAttention reaches")
 	fs.Float64Var(&f.a.HBMEfficiency, "hbm-efficiency", d.HBMEfficiency, "share of the HBM bandwidth memory-bound kernels reach")
-	fs.Float64Var(&f.a.ScaleUpEfficiency, "nvlink-efficiency", d.ScaleUpEfficiency, "bus bandwidth of collectives as a share of NVLink")
+	fs.Float64Var(&f.a.ScaleUpEfficiency, "nvlink-efficiency", d.ScaleUpEfficiency, "bus bandwidth of collectives as a share of NVLink (0: measured by GPU generation, operation and message size)")
 	fs.Float64Var(&f.a.ScaleOutEfficiency, "network-efficiency", d.ScaleOutEfficiency, "bus bandwidth of collectives as a share of the network")
 	fs.Float64Var(&f.a.SustainedClock, "sustained-clock", d.SustainedClock, "share of the datasheet peak the GPU sustains (0: the GPU's default)")
 	fs.StringVar(&f.kernel, "attention-kernel", d.AttentionKernel.String(), "fused attention implementation: best (the generation's fastest), fa2, fa3, triton (FlashAttention in Triton), fa4 (cuDNN or FlashAttention-4 on Blackwell)")

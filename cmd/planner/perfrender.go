@@ -135,13 +135,22 @@ func writeStepTime(w io.Writer, r *costmodel.Report) {
 	fmt.Fprintf(w, "  %s\n", wrapText("FLOPs: "+r.FLOPFormula, textWidth-2, "    "))
 }
 
+// nvlinkShare is the NVLink assumption in words: the override share, or
+// the measured bus bandwidth by generation and operation.
+func nvlinkShare(a costmodel.Assumptions) string {
+	if a.ScaleUpEfficiency > 0 {
+		return fmt.Sprintf("%.1f%%", 100*a.ScaleUpEfficiency)
+	}
+	return "measured (nccl-tests by generation and operation)"
+}
+
 // writeStepAssumptions prints the step-time assumptions.
 func writeStepAssumptions(w io.Writer, a costmodel.Assumptions, g hardware.GPU) {
 	on := map[bool]string{true: "on", false: "off"}
-	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% and attention %.1f%% (%s kernel) of their measured kernel speed, HBM %.1f%%, NVLink %.1f%%, network %.1f%% (GEMM, attention, HBM, NVLink fitted: planner validate); "+
+	s := fmt.Sprintf("step-time assumptions: GEMM %.1f%% and attention %.1f%% (%s kernel) of their measured kernel speed, HBM %.1f%%, NVLink %s, network %.1f%% (GEMM, attention, HBM fitted: planner validate); "+
 		"%s sustains %.0f%% of its peak clock; collective latency %v + %v per NVLink step + %v per network step; kernel overhead %v; "+
 		"overlap: gradient reduce %s, weight gather %s, tp %s (%s), pp %s; context parallelism %s; unfused elementwise %s; rank order %s",
-		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, a.AttentionKernel, 100*a.HBMEfficiency, 100*a.ScaleUpEfficiency, 100*a.ScaleOutEfficiency,
+		100*a.GEMMEfficiency, 100*a.AttentionEfficiency, a.AttentionKernel, 100*a.HBMEfficiency, nvlinkShare(a), 100*a.ScaleOutEfficiency,
 		g.Name, 100*a.SustainedClockOf(g), a.CollectiveLatency, a.ScaleUpHopLatency, a.ScaleOutHopLatency, a.KernelOverhead,
 		on[a.OverlapGradReduce], on[a.OverlapParamGather], on[a.TPCommOverlap], tpOverlapStyle(a), on[a.OverlapP2P],
 		cpStyle[a.CPAllGather], on[a.UnfusedElementwise], orderName(a.RankOrder))

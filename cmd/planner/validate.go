@@ -91,14 +91,14 @@ func loadRows(path string) ([]calibration.Row, string, error) {
 
 func writeFit(w io.Writer, f calibration.FitResult, d costmodel.Assumptions) {
 	if f.Points == 0 {
-		fmt.Fprintf(w, "\nfitted parameters: the data has no %s rows to fit; the defaults are used (GEMM %.3f, HBM %.3f, NVLink %.3f)\n",
-			calibration.FitSubset, d.GEMMEfficiency, d.HBMEfficiency, d.ScaleUpEfficiency)
+		fmt.Fprintf(w, "\nfitted parameters: the data has no %s rows to fit; the defaults are used (GEMM %.3f, HBM %.3f)\n",
+			calibration.FitSubset, d.GEMMEfficiency, d.HBMEfficiency)
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", wrapText(fmt.Sprintf("fitted parameters (Nelder-Mead, squared log error, on the fit set %s: %d measured times; every other row is held out):",
 		calibration.FitSubset, f.Points), textWidth, "  "))
-	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency; defaults %.3f, %.3f); held, not fitted: NVLink efficiency %.3f (the rows do not pin it down; calibration.Params), HBM efficiency %.3f (fitted on %s)",
-		f.Values[0].Value, f.Values[1].Value, d.GEMMEfficiency, d.AttentionEfficiency, f.ScaleUpEfficiency,
+	fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("GEMM %.3f and attention %.3f of the measured kernel speed (costmodel/efficiency; defaults %.3f, %.3f); held, not fitted: NVLink bus bandwidth %s, HBM efficiency %.3f (fitted on %s)",
+		f.Values[0].Value, f.Values[1].Value, d.GEMMEfficiency, d.AttentionEfficiency, nvlinkShare(d),
 		d.HBMEfficiency, "korthikanti2022_table4"), textWidth, "    "))
 	how := fmt.Sprintf("refitted in %d evaluations", f.Evaluations)
 	if f.Evaluations == 0 {

