@@ -1,10 +1,7 @@
 package costmodel
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"slices"
 	"strconv"
 	"testing"
 
@@ -24,22 +21,14 @@ import (
 // generation had Blackwell's all-to-alls 12% (8 GPUs) to 40% (2 GPUs)
 // too fast.
 func TestAllToAllAgainstNCCL(t *testing.T) {
-	f, err := os.Open("testdata/moe/alltoall.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readTestCSV(t, "testdata/moe/alltoall.csv")
 	if len(recs) < 100 {
 		t.Fatalf("%d rows in testdata/moe/alltoall.csv, want at least 100", len(recs))
 	}
 	m, _ := LookupModel("qwen3-30b-a3b")
 	by := map[string][]float64{}
 	var all []float64
-	for _, r := range recs[1:] {
+	for _, r := range recs {
 		n, err1 := strconv.Atoi(r[8])
 		bytes, err2 := strconv.ParseFloat(r[11], 64)
 		ms, err3 := strconv.ParseFloat(r[12], 64)
@@ -60,14 +49,7 @@ func TestAllToAllAgainstNCCL(t *testing.T) {
 		by[key] = append(by[key], rel)
 		all = append(all, math.Abs(rel))
 	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		t.Logf("%-12s rows %2d  signed median %+6.1f%% (negative: predicted faster)", k, len(by[k]), 100*median(by[k]))
-	}
+	logSignedMedians(t, by)
 	med := median(all)
 	t.Logf("all rows: median |error| %.1f%%", 100*med)
 	if med > allToAllGuard {

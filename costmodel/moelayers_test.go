@@ -1,9 +1,7 @@
 package costmodel
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -24,17 +22,8 @@ var moeLayerGPUs = map[string]string{"h100_sxm": "h100-sxm", "h200_sxm": "h200",
 
 func readMoELayers(t *testing.T) []moeLayerRow {
 	t.Helper()
-	f, err := os.Open("testdata/moe/moe_layers.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows []moeLayerRow
-	for _, r := range recs[1:] {
+	for _, r := range readTestCSV(t, "testdata/moe/moe_layers.csv") {
 		num := func(i int) float64 {
 			v, err := strconv.ParseFloat(r[i], 64)
 			if err != nil {
@@ -124,14 +113,7 @@ func TestMoELayersAgainstMeasured(t *testing.T) {
 		t.Logf("%-9s %-4s tokens %5.0f h %5.0f ffn %5.0f top-%-2.0f of %3.0f: measured %7.3f ms, predicted %7.3f ms, %+6.1f%%",
 			r.gpu, r.dtype, r.tokens, r.hidden, r.ffn, r.topk, r.experts, r.ms, got*1e3, 100*err)
 	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		t.Logf("%-14s rows %3d  signed median %+6.1f%%", k, len(by[k]), 100*median(by[k]))
-	}
+	logSignedMedians(t, by)
 	signed := func(share float64) float64 {
 		errs := make([]float64, len(bf16))
 		for i, r := range bf16 {

@@ -1,9 +1,7 @@
 package costmodel
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -31,17 +29,8 @@ var ncclOps = map[string]Collective{"all_reduce": AllReduce, "all_gather": AllGa
 
 func readNCCLRows(t *testing.T) []ncclRow {
 	t.Helper()
-	f, err := os.Open("testdata/nccl/intranode.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows []ncclRow
-	for _, r := range recs[1:] {
+	for _, r := range readTestCSV(t, "testdata/nccl/intranode.csv") {
 		n, err1 := strconv.Atoi(r[8])
 		b, err2 := strconv.ParseFloat(r[11], 64)
 		ms, err3 := strconv.ParseFloat(r[12], 64)
@@ -163,14 +152,7 @@ func TestScaleUpFit(t *testing.T) {
 		by[k] = append(by[k], rel)
 		all = append(all, math.Abs(rel))
 	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		t.Logf("%-26s rows %2d  signed median %+5.1f%% (negative: predicted faster)", k, len(by[k]), 100*median(by[k]))
-	}
+	logSignedMedians(t, by)
 	med := median(all)
 	t.Logf("all %d rows: median |error| %.1f%%", len(all), 100*med)
 	if med > scaleUpGuard {
