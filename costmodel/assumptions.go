@@ -216,6 +216,17 @@ type Assumptions struct {
 	// do, instead of Transformer Engine's one low-format copy
 	// (Recipe.SavedInputBytes).
 	HighPrecisionSavedInputs bool `json:"high_precision_saved_inputs,omitempty"`
+	// CompiledAmax: the amax reduction of a tensorwise current-scaling
+	// cast (FP8CS) runs inside the kernel that produces the tensor, so
+	// the cast reads each 16-bit activation and output gradient once,
+	// not twice. torch.compile does this for torchao's float8 linears:
+	// torchao's float8 roofline (torchao/testing/training/roofline_utils.py,
+	// get_tensor_memory_traffic_ovhd_s, tensorwise: "kernel 1: x_bf16 ->
+	// max_abs_stage_1", which fuse_with_prev folds into the previous op
+	// for the input and the output gradient, leaving "kernel 3: read in
+	// bf16, write twice in float8"); torchtitan float8.py: "Float8 ... is
+	// intended to be ran under torch.compile for competitive performance".
+	CompiledAmax bool `json:"compiled_amax,omitempty"`
 	// MoEWeightedActivation: the router's probabilities scale the expert
 	// activation's output and the combine sums the expert outputs
 	// unweighted, so it keeps no copy of them for backward

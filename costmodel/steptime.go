@@ -162,6 +162,9 @@ func (e *Evaluator) rates(p Plan) rates {
 	if rc := p.Precision.Recipe(); rc.InputBytes > 0 {
 		r.low, r.castReads, r.castWrites = rc.InputBytes, rc.CastReads, rc.CastWrites
 		r.wgradCast, r.rescaleBwd, r.wgradHalf = rc.WgradCastBytes, rc.RescaleBackward, rc.WgradHighPrecision
+		if a.CompiledAmax && p.Precision == FP8CS {
+			r.castReads-- // the amax pass rides on the producer (Assumptions.CompiledAmax)
+		}
 	}
 	if p.Precision == FP32 {
 		r.e = 4

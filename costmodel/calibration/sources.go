@@ -44,13 +44,14 @@ func frameworkOf(r Row) (frameworks.Preset, bool) {
 }
 
 // torchtitanRow is the torchtitan preset as a 2024-25 benchmark row ran
-// it: eager kernels where the framework column lacks torch.compile, and
+// it: eager kernels (and the FP8 casts' amax as a pass of its own) where
+// the framework column lacks torch.compile, and
 // async TP where the row's notes say so (torchtitan
 // benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md).
 func torchtitanRow(r Row) frameworks.Preset {
 	p := frameworks.Torchtitan
 	if !has(r.Get("framework"), "torch.compile") {
-		p.UnfusedElementwise = true
+		p.UnfusedElementwise, p.CompiledAmax = true, false
 	}
 	if has(r.Get("notes"), "async tp") || has(r.Get("other_metrics"), "asynctp") {
 		p.TPCommOverlap = true

@@ -56,6 +56,9 @@ type Preset struct {
 	// HighPrecisionSavedInputs: the framework's low-precision linears
 	// (torchao float8) save their 16-bit inputs for the backward.
 	HighPrecisionSavedInputs bool
+	// CompiledAmax: torch.compile fuses the tensorwise FP8 casts' amax
+	// into the producing kernel (costmodel.Assumptions field).
+	CompiledAmax bool
 	// SequenceParallel comes with tensor parallelism.
 	SequenceParallel bool
 	// Recipes are the FP8 and 4-bit training precisions the framework
@@ -166,6 +169,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
 	a.HighPrecisionSavedInputs = p.HighPrecisionSavedInputs
+	a.CompiledAmax = p.CompiledAmax
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	a.EagerCrossEntropy = p.EagerCrossEntropy
