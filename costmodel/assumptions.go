@@ -227,6 +227,17 @@ type Assumptions struct {
 	// bf16, write twice in float8"); torchtitan float8.py: "Float8 ... is
 	// intended to be ran under torch.compile for competitive performance".
 	CompiledAmax bool `json:"compiled_amax,omitempty"`
+	// FP8TPAllGather: under a tensorwise FP8 plan (FP8CS) with sequence
+	// parallelism the tensor-parallel all-gathers carry FP8, one byte an
+	// element: torchao's Float8ColwiseParallel and PrepareFloat8ModuleInput
+	// cast the sequence-sharded input before its all-gather ("so that if
+	// there are multiple float8 users of the input activation, we perform
+	// fp8 allgather only once"), and Float8RowwiseParallel casts the output
+	// gradient before the backward all-gather (_NoopFwToFloat8BwDynamic);
+	// the reduce-scatters stay 16-bit (torchao/float8/float8_tensor_parallel.py).
+	// torchtitan's apply_tp uses these styles whenever float8 is on
+	// (torchtitan/parallelisms/parallelize_llama.py at 9dec370, Dec 2024).
+	FP8TPAllGather bool `json:"fp8_tp_all_gather,omitempty"`
 	// MoEWeightedActivation: the router's probabilities scale the expert
 	// activation's output and the combine sums the expert outputs
 	// unweighted, so it keeps no copy of them for backward

@@ -58,7 +58,7 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 	c.a = e.cost(AllReduce, in.act, g)
 	if p.SP {
 		c.opA, c.opB = AllGather, ReduceScatter
-		c.a, c.b = e.cost(AllGather, in.act, g), e.cost(ReduceScatter, in.act, g)
+		c.a, c.b = e.cost(AllGather, in.act*e.tpGatherShare(p), g), e.cost(ReduceScatter, in.act, g)
 		c.regather = c.a
 	}
 	pass := c.perPass * (c.a.time + c.b.time)
@@ -77,6 +77,16 @@ func (e *Evaluator) tpLayerComm(in *stepInput) layerComm {
 		c.rec = c.fwd
 	}
 	return c
+}
+
+// tpGatherShare is the bytes of a tensor-parallel all-gather relative to
+// the 16-bit activation: the FP8 input bytes over the activation bytes
+// when the all-gathers carry FP8 (Assumptions.FP8TPAllGather), else 1.
+func (e *Evaluator) tpGatherShare(p Plan) float64 {
+	if rc := p.Precision.Recipe(); e.a.FP8TPAllGather && p.Precision == FP8CS {
+		return rc.InputBytes / 2
+	}
+	return 1
 }
 
 // tpExposed is the part of a pass's tensor-parallel collectives of time t

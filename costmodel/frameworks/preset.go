@@ -59,6 +59,9 @@ type Preset struct {
 	// CompiledAmax: torch.compile fuses the tensorwise FP8 casts' amax
 	// into the producing kernel (costmodel.Assumptions field).
 	CompiledAmax bool
+	// FP8TPAllGather: tensorwise FP8 plans all-gather in FP8 over tensor
+	// parallelism (costmodel.Assumptions field).
+	FP8TPAllGather bool
 	// SequenceParallel comes with tensor parallelism.
 	SequenceParallel bool
 	// Recipes are the FP8 and 4-bit training precisions the framework
@@ -169,7 +172,7 @@ func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {
 	a.AttentionKernel, a.CPAllGather = p.Kernel, p.CPAllGather
 	a.MoEWeightedActivation = p.MoEWeightedActivation
 	a.HighPrecisionSavedInputs = p.HighPrecisionSavedInputs
-	a.CompiledAmax = p.CompiledAmax
+	a.CompiledAmax, a.FP8TPAllGather = p.CompiledAmax, p.FP8TPAllGather
 	a.StepFP32GradPartition = p.StepFP32GradPartition
 	a.FSDPUnshardedUnderPP = p.FSDPUnshardedUnderPP
 	a.EagerCrossEntropy = p.EagerCrossEntropy

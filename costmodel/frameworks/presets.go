@@ -68,7 +68,7 @@ var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.com
 	Attention: costmodel.Flash, Kernel: efficiency.KernelFA2, CPAllGather: true, OverlapGradReduce: true, OverlapParamGather: true, GradAccumFP32: true,
 	FSDPUnshardedUnderPP: true, EagerCrossEntropy: true, SequenceParallel: true, SeparateProjections: true, AsyncTP: true,
 	Recipes:   []costmodel.Precision{costmodel.FP8CS, costmodel.FP8Rowwise, costmodel.FP8RowwiseGWHP, costmodel.MXFP8},
-	Recompute: costmodel.Selective, MicroBatch: 1, ZeRO: 3, HighPrecisionSavedInputs: true, CompiledAmax: true,
+	Recompute: costmodel.Selective, MicroBatch: 1, ZeRO: 3, HighPrecisionSavedInputs: true, CompiledAmax: true, FP8TPAllGather: true,
 	Cite: map[string]string{SetKernel: srcSDPA, SetCP: srcTitanCP,
 		SetAttention: srcTitanDoc, SetElementwise: srcTitanDoc + ": torch.compile fuses them",
 		SetGradReduce: srcTitanDoc, SetParamGather: srcTitanDoc, SetTPOverlap: srcTitanTP,
