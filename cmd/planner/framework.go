@@ -82,6 +82,8 @@ func (f *frameworkFlag) apply(set map[string]bool, a costmodel.Assumptions) cost
 	a.StepFP32GradPartition, a.FSDPUnshardedUnderPP = p.StepFP32GradPartition, p.FSDPUnshardedUnderPP
 	a.MoEWeightedActivation, a.HighPrecisionSavedInputs = p.MoEWeightedActivation, p.HighPrecisionSavedInputs
 	a.ZeRO3PerMatrix, a.BF16OptimizerGrads = p.ZeRO3PerMatrix, p.BF16OptimizerGrads
+	// The amax fusion is torch.compile's: eager kernels (--unfused-elementwise) run it apart.
+	a.CompiledAmax, a.FP8TPAllGather = p.CompiledAmax && !a.UnfusedElementwise, p.FP8TPAllGather
 	for _, s := range f.preset.Settings() {
 		as := appliedSetting{Setting: s}
 		if fl := presetFlags[s.Name]; set[fl] {
