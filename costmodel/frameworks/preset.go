@@ -100,6 +100,7 @@ const (
 	SetLoss        = "cross-entropy"
 	SetProjections = "projections"
 	SetZeRO3Calls  = "zero-3 collectives"
+	SetFP8Linears  = "fp8 linears"
 )
 
 // Settings lists what the preset sets, each with its source: the
@@ -132,7 +133,8 @@ func (p Preset) Settings() []Setting {
 		{SetLoss, either(p.EagerCrossEntropy, "eager on fp32 logits", "fused, in place"),
 			either(p.EagerCrossEntropy, "", srcFusedLoss)},
 		{SetProjections, either(p.SeparateProjections, "separate q, k, v and gate, up", "fused qkv and gate+up"),
-			either(p.SeparateProjections, "", srcFusedProjections)}}
+			either(p.SeparateProjections, "", srcFusedProjections)},
+		{SetFP8Linears, p.fp8Linears(), either(p.HighPrecisionSavedInputs || p.CompiledAmax || p.FP8TPAllGather, "", srcTEFP8Linears)}}
 	for i := range s {
 		if s[i].Source == "" {
 			s[i].Source = p.Cite[s[i].Name]
@@ -163,6 +165,26 @@ const srcFusedProjections = "Megatron-Core transformer/attention.py linear_qkv a
 	"(gate and up in one GEMM for gated linear units)"
 
 func onOff(b bool) string { return either(b, "on", "off") }
+
+// fp8Linears says how the preset's low-precision linears run: what they
+// save for the backward, where the casts' amax is taken, and the dtype of
+// their tensor-parallel all-gathers.
+func (p Preset) fp8Linears() string {
+	return either(p.HighPrecisionSavedInputs, "bf16 saved", "fp8 saved") + "; " +
+		either(p.FP8TPAllGather, "fp8 tp", "bf16 tp") + "; " + either(p.CompiledAmax, "amax fused", "amax apart")
+}
+
+// srcTEFP8Linears cites Transformer Engine's FP8 linears: the fused
+// cast-transpose writes the FP8 copy and its transpose the backward
+// reads, and the sequence-parallel all-gather runs on the 16-bit input.
+const srcTEFP8Linears = "Transformer Engine pytorch/module/linear.py and layernorm_linear.py (cast_transpose of the input, saved in FP8; " +
+	"gather_along_first_dim of the 16-bit input under sequence parallelism)"
+
+// srcTitanFP8Linears cites torchao's float8 linears as torchtitan runs
+// them.
+const srcTitanFP8Linears = "torchao float8/float8_linear.py (16-bit inputs saved), testing/training/roofline_utils.py " +
+	"(tensorwise amax fused with the producer under torch.compile), float8/float8_tensor_parallel.py (Float8ColwiseParallel, " +
+	"Float8RowwiseParallel: tp all-gathers in fp8); torchtitan parallelize_llama.apply_tp"
 
 // Apply sets the preset's assumptions in a.
 func (p Preset) Apply(a costmodel.Assumptions) costmodel.Assumptions {

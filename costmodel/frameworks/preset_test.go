@@ -16,7 +16,7 @@ func TestEverySettingCited(t *testing.T) {
 			t.Fatalf("%s: %+v, %v", name, p, err)
 		}
 		s := p.Settings()
-		if len(s) != 15 {
+		if len(s) != 16 {
 			t.Errorf("%s: %d settings", name, len(s))
 		}
 		for _, x := range s {

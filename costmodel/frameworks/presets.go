@@ -73,7 +73,7 @@ var Torchtitan = Preset{Name: "torchtitan", Title: "torchtitan (FSDP2, torch.com
 		SetAttention: srcTitanDoc, SetElementwise: srcTitanDoc + ": torch.compile fuses them",
 		SetGradReduce: srcTitanDoc, SetParamGather: srcTitanDoc, SetTPOverlap: srcTitanTP,
 		SetP2P: assumed, SetGradDType: srcTitanMP, SetSP: srcTitanTP, SetRecipes: srcTitanDoc, SetFSDPUnderPP: srcTitanFSDPPP,
-		SetLoss: srcTitanLoss, SetProjections: srcTitanModel}}
+		SetLoss: srcTitanLoss, SetProjections: srcTitanModel, SetFP8Linears: srcTitanFP8Linears}}
 
 // srcTitanLoss is torchtitan's loss.
 // srcTitanModel is where torchtitan's Llama keeps its projections apart.
