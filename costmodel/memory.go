@@ -119,6 +119,10 @@ type Evaluator struct {
 	moe      []tensorSpec // the MoE MLP's own tensors (moeTensors)
 	// curves are the kernel speeds per training precision on c's GPU.
 	curves [len(recipes)]kernelCurves
+	// scaleUp is the measured NVLink fit of c's GPU by operation, and
+	// scaleUpMeasured whether it applies (measuredScaleUp).
+	scaleUp         [5]scaleUpFit
+	scaleUpMeasured bool
 }
 
 // NewEvaluator validates its inputs and prepares the evaluation.
@@ -156,12 +160,15 @@ func NewEvaluator(m *Model, c hardware.Cluster, a Assumptions) (*Evaluator, erro
 	return e, nil
 }
 
-// setCurves prepares the kernel curves of every precision on e's GPU.
+// setCurves prepares the kernel curves of every precision and the
+// measured NVLink fits on e's GPU.
 func (e *Evaluator) setCurves() {
 	clock := e.a.SustainedClockOf(e.c.GPU)
 	for p := range e.curves {
 		e.curves[p] = cachedKernelCurves(e.c.GPU, Precision(p), clock, e.a.AttentionKernel)
 	}
+	e.scaleUp, e.scaleUpMeasured = scaleUpFits[nvlinkGeneration(e.c.GPU.Arch)]
+	e.scaleUpMeasured = e.scaleUpMeasured && e.a.ScaleUpEfficiency == 0
 }
 
 // withCluster is e on cluster c: the same model, assumptions and

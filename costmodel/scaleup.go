@@ -85,15 +85,13 @@ var scaleUpFits = map[hardware.Arch][5]scaleUpFit{
 // operation, with NCCL's latency model) or the generation was not
 // measured. A send to one peer is priced as a 2-rank all-gather, which
 // moves the same bytes over one link pair.
+// The fits are looked up once per GPU (Evaluator.setCurves).
 func (e *Evaluator) measuredScaleUp(op Collective) (scaleUpFit, bool) {
-	if e.a.ScaleUpEfficiency > 0 {
-		return scaleUpFit{}, false
-	}
-	fits, ok := scaleUpFits[nvlinkGeneration(e.c.GPU.Arch)]
 	if op == SendRecv {
 		op = AllGather
 	}
-	return fits[op], ok && fits[op].share > 0
+	f := e.scaleUp[op]
+	return f, e.scaleUpMeasured && f.share > 0
 }
 
 // nvlinkGeneration is the key of an architecture in scaleUpFits:
