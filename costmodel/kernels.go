@@ -240,15 +240,24 @@ func (q pass) groupedLinear(groups, m, kk, n float64) {
 // linearM is a linear layer on m rows: the forward product, and in
 // backward the data gradient (m x n by n x kk) and the weight gradient
 // (kk x m by m x n).
-func (q pass) linearM(m, kk, n float64) {
-	q.r.matmul(&q.c.fwd, m, kk, n)
+func (q pass) linearM(m, kk, n float64) { q.linearOn(m, kk, n, true) }
+
+// linearOn is linearM, with castInput false for a layer whose input
+// another layer already cast (projections): its forward cast and the
+// input's column-wise copy for the weight gradient are not repeated.
+func (q pass) linearOn(m, kk, n float64, castInput bool) {
+	fwd, in := q.r, kk
+	if !castInput {
+		fwd.low, in = 0, 0
+	}
+	fwd.matmul(&q.c.fwd, m, kk, n)
 	q.r.matmul(&q.c.bwd, m, n, kk)
 	q.r.rescale(&q.c.bwd, 1, m, kk)
 	if q.r.frozen {
 		q.dequantize(kk, n)
 		return
 	}
-	q.r.wgradCasts(&q.c.bwd, 1, kk, m, n)
+	q.r.wgradCasts(&q.c.bwd, 1, in, m, n)
 	q.r.wgrad().matmul(&q.c.bwd, kk, m, n)
 	q.r.rescale(&q.c.bwd, 1, kk, n)
 }

@@ -21,10 +21,15 @@ func (r rates) wgrad() rates {
 
 // wgradCasts is the column-wise casts of a weight-gradient GEMM's two
 // operands, kk x m and m x n (groups of them for grouped experts):
-// wgradCast bytes per element of each (Recipe.WgradCastBytes).
+// wgradCast bytes per element of each (Recipe.WgradCastBytes), one
+// kernel each; m = 0 when the first operand was cast already.
 func (r rates) wgradCasts(k *kernelCost, groups, m, kk, n float64) {
 	if r.low > 0 && r.wgradCast > 0 {
-		k.mem += groups*kk*(m+n)*r.wgradCast/r.mem + 2*r.k0
+		kernels := 2.0
+		if m == 0 {
+			kernels = 1
+		}
+		k.mem += groups*kk*(m+n)*r.wgradCast/r.mem + kernels*r.k0
 	}
 }
 

@@ -58,8 +58,8 @@ var fp8Pairs = []fp8Pair{
 	{fp8: "r0562", twinPrecision: "amp_bf16", twinTPS: 27965, twinSource: srcFoundryBF16, limit: 0.10},
 	{bf16: "r0123", fp8: "r0127", limit: 0.21},
 	{bf16: "r0124", fp8: "r0128", limit: 0.29},
-	{fp8: "r0133", twinPrecision: "BF16", twinTPS: 4378, twinSource: srcAsyncTPBF16, limit: 0.25},
-	{fp8: "r0134", twinPrecision: "BF16", twinTPS: 4809.4, twinSource: srcAsyncTPBF16, limit: 0.27},
+	{fp8: "r0133", twinPrecision: "BF16", twinTPS: asyncTPTwins["r0133"], twinSource: srcAsyncTPBF16, limit: 0.25},
+	{fp8: "r0134", twinPrecision: "BF16", twinTPS: asyncTPTwins["r0134"], twinSource: srcAsyncTPBF16, limit: 0.27},
 }
 
 // TestFP8SpeedUp compares the predicted FP8-over-BF16 speed-up with the
