@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"math"
 	"testing"
 
 	"github.com/gpu-planner/planner/hardware"
@@ -61,5 +62,64 @@ func TestRoutedFLOPs(t *testing.T) {
 	}
 	if got := d.routedFLOPsPerToken(); got != 0 {
 		t.Errorf("dense model: %g routed FLOPs", got)
+	}
+}
+
+// TestMeasuredKernelSharesReproduce recomputes MeasuredKernelShares'
+// GEMM shares from the subsample of the same AIConfigurator timings
+// kept for the efficiency curves (efficiency/testdata/gemm.csv: the
+// products with m >= 2048 and n, k >= 4096, mean TFLOP/s over the peak
+// at the sustained clock, averaged over the generation's GPUs). The
+// subsample is 180 of the 477 shapes per GPU and format, so it is held
+// to 5%.
+func TestMeasuredKernelSharesReproduce(t *testing.T) {
+	type key struct {
+		gen    Generation
+		format string
+	}
+	perGPU := map[string]map[string][]float64{}
+	for _, r := range readTestCSV(t, "efficiency/testdata/gemm.csv") {
+		name, ok := moeLayerGPUs[r[0]]
+		m, n, k := atof(t, r[2]), atof(t, r[3]), atof(t, r[4])
+		if !ok || m < 2048 || n < 4096 || k < 4096 {
+			continue
+		}
+		g := mustGPU(t, name)
+		peak := map[string]float64{"bf16": float64(g.PeakBF16), "fp8": float64(g.PeakFP8), "nvfp4": float64(FP4Peak(g))}[r[1]]
+		if peak == 0 {
+			continue
+		}
+		if perGPU[name] == nil {
+			perGPU[name] = map[string][]float64{}
+		}
+		share := 2 * m * n * k / (atof(t, r[5]) * 1e-3) / (peak * g.Sustained())
+		perGPU[name][r[1]] = append(perGPU[name][r[1]], share)
+	}
+	means := map[key][]float64{}
+	for name, byFormat := range perGPU {
+		gen := GenerationOf(mustGPU(t, name))
+		for f, xs := range byFormat {
+			sum := 0.0
+			for _, x := range xs {
+				sum += x
+			}
+			means[key{gen, f}] = append(means[key{gen, f}], sum/float64(len(xs)))
+		}
+	}
+	for gen, k := range MeasuredKernelShares {
+		for f, want := range map[string]float64{"bf16": k.BF16, "fp8": k.FP8, "nvfp4": k.FP4} {
+			xs := means[key{gen, f}]
+			if want == 0 || len(xs) == 0 {
+				continue
+			}
+			got := 0.0
+			for _, x := range xs {
+				got += x / float64(len(xs))
+			}
+			t.Logf("%v %s: %.3f from the subsample, %.3f in MeasuredKernelShares", gen, f, got, want)
+			if math.Abs(got/want-1) > 0.05 {
+				t.Errorf("%v %s GEMM share %.3f from the subsample, %.3f in MeasuredKernelShares", gen, f, got, want)
+			}
+		}
 	}
 }

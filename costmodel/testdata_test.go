@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,4 +42,14 @@ func logSignedMedians(t *testing.T, by map[string][]float64) {
 	for _, k := range keys {
 		t.Logf("%s%s rows %3d  signed median %+6.1f%% (negative: predicted faster)", k, strings.Repeat(" ", width-len(k)+2), len(by[k]), 100*median(by[k]))
 	}
+}
+
+// atof parses a number of a testdata row, failing the test on a bad one.
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("testdata number %q: %v", s, err)
+	}
+	return v
 }
