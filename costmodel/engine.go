@@ -57,6 +57,19 @@ type Engine struct {
 	// preempts when it runs out (vLLM, SGLang), so the cache holds
 	// sequences at their mean length, input + output/2.
 	ReserveFullLength bool `json:"reserve_full_length"`
+	// BatchWaitIters and BatchWaitTokenRatio hold new prompts back
+	// while decodes run, up to BatchWaitIters steps or until the step's
+	// tokens reach BatchWaitTokenRatio x ChunkTokens, so that prefills
+	// enter in larger batches (TensorRT-LLM's batch_wait_timeout_iters
+	// and batch_wait_max_tokens_ratio, 0 and 0 by default: off; see
+	// batchWait). Other engines have no such setting.
+	BatchWaitIters      int     `json:"batch_wait_iters,omitempty"`
+	BatchWaitTokenRatio float64 `json:"batch_wait_token_ratio,omitempty"`
+	// ADPBalanceIters holds new prompts of a plan with attention data
+	// parallelism until every rank has one, up to ADPBalanceIters steps
+	// (TensorRT-LLM's attention_dp_config enable_balance and
+	// timeout_iters; off by default; see batchWait).
+	ADPBalanceIters int `json:"adp_balance_iters,omitempty"`
 }
 
 // Engine presets and their sources.
@@ -69,13 +82,17 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.65e-3, RequestOverhead: 51.8e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.59e-3, RequestOverhead: 50.3e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 8.04e-3, RequestOverhead: 413e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 7.89e-3, RequestOverhead: 413e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.65e-3, RequestOverhead: 162e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.53e-3, RequestOverhead: 149e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
+
+// maxBatchWaitIters bounds BatchWaitIters: beyond it a prompt would
+// wait longer than any latency target means.
+const maxBatchWaitIters = 10000
 
 // EngineSource cites the preset of an engine.
 func EngineSource(name string) string {
@@ -107,6 +124,12 @@ func (e Engine) Validate() error {
 		return fmt.Errorf("costmodel: engine %s: prefill chunk %d tokens is not in [0, %d] (0: whole prompts)", e.Name, e.ChunkTokens, maxSeq)
 	case !(e.MemoryFraction > 0 && e.MemoryFraction <= 1):
 		return fmt.Errorf("costmodel: engine %s: memory fraction %g is not in (0, 1]", e.Name, e.MemoryFraction)
+	case e.BatchWaitIters < 0 || e.BatchWaitIters > maxBatchWaitIters:
+		return fmt.Errorf("costmodel: engine %s: batch wait %d iterations is not in [0, %d] (0: off)", e.Name, e.BatchWaitIters, maxBatchWaitIters)
+	case e.ADPBalanceIters < 0 || e.ADPBalanceIters > maxBatchWaitIters:
+		return fmt.Errorf("costmodel: engine %s: attention-DP balance wait %d iterations is not in [0, %d] (0: off)", e.Name, e.ADPBalanceIters, maxBatchWaitIters)
+	case !(e.BatchWaitTokenRatio >= 0 && e.BatchWaitTokenRatio <= 1):
+		return fmt.Errorf("costmodel: engine %s: batch wait token ratio %g is not in [0, 1] (0: off)", e.Name, e.BatchWaitTokenRatio)
 	}
 	return nil
 }

@@ -100,6 +100,7 @@ func kvSlots(m *Model, c hardware.Cluster, s ServePlan, admit float64, a Assumpt
 // steadyState is one replica's fixed point.
 type steadyState struct {
 	conc, running, batch, tau, prefill, queue, slot, rate, share float64
+	wait                                                         float64
 	chunk, chunks                                                int
 	decode, chunked                                              BatchStep
 }
@@ -132,7 +133,8 @@ func (b batchModel) steady(l ServeLoad, conc float64, slots int) steadyState {
 		st.chunked = b.step(st.batch, ctx, st.chunk, l.InputTokens)
 		t0, delta := float64(st.decode.Total), float64(st.chunked.Total-st.decode.Total)
 		st.prefill = n * float64(st.chunked.Total)
-		A := st.queue + st.prefill
+		st.wait = b.eng.batchWait(t0, st.rate, st.batch, l.InputTokens, b.s.dp())
+		A := st.queue + st.wait + st.prefill
 		st.tau = cycleStep(t0, n*delta, R, A, D)
 		st.rate = R / (A + D*st.tau)
 		st.share = st.rate * n * delta
@@ -204,7 +206,8 @@ func (r *ServeLatency) fill(st steadyState, reps float64, gpus int, l ServeLoad)
 	r.TPOT = hardware.Seconds(st.tau)
 	r.SlotWait, r.QueueWait = hardware.Seconds(st.slot), hardware.Seconds(st.queue)
 	r.StepWait, r.Prefill = hardware.Seconds(st.tau/2), hardware.Seconds(st.prefill)
-	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.StepWait + r.Prefill
+	r.BatchWait = hardware.Seconds(st.wait)
+	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.BatchWait + r.StepWait + r.Prefill
 	r.RequestOverhead = r.Engine.RequestOverhead
 	r.TTFT = r.RequestOverhead + r.SteadyTTFT
 	r.PrefillShare = st.share
