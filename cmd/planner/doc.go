@@ -374,7 +374,12 @@
 // request overheads fitted on measured-serving.csv, KV block, prefill
 // budget, mixed prefill and decode steps, CUDA graphs, memory share,
 // admission), every field printed and overridable (--step-overhead-ms,
-// --request-overhead-ms, --memory-fraction, --block-size). With --ttft and --tpot it finds, for
+// --request-overhead-ms, --memory-fraction, --block-size). TensorRT-LLM's
+// waiting rules hold new prompts back while decodes run, adding their
+// wait to TTFT: --batch-wait-iters N (with --batch-wait-token-ratio R:
+// until the step's tokens reach R of the prefill budget) and, with
+// attention data parallelism, --adp-balance-iters N (until every rank
+// has a prompt). With --ttft and --tpot it finds, for
 // every layout (--tp and --pp pin it; tensor parallelism reaches the
 // NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
 // targets at the load, and ranks them by GPU-seconds per output token.

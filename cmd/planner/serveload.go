@@ -20,6 +20,9 @@ type loadFlags struct {
 	stepMS, requestMS float64
 	rounds            float64
 	memoryFraction    float64
+	waitIters         int
+	waitRatio         float64
+	balanceIters      int
 	tp, pp            int
 	dp, ep            int
 	ttft, tpot        time.Duration
@@ -28,7 +31,8 @@ type loadFlags struct {
 // loadFlagNames are the flags that switch `planner serve` to the load
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
-	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
+	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction",
+	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.input, "input-tokens", 1024, "serving under load: prompt tokens per request")
@@ -41,6 +45,9 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: time per request outside the engine's steps before its first token (front end, tokenization, streaming), ms (default: the engine's, fitted)")
 	fs.Float64Var(&f.rounds, "rounds", 0, "serving under load, with --concurrency: requests each client sends in a finite benchmark, the first of each at once (0: a long run; the calibration benchmarks send 10)")
 	fs.Float64Var(&f.memoryFraction, "memory-fraction", 0, "serving under load: share of HBM the engine takes (default: the engine's, vLLM 0.9)")
+	fs.IntVar(&f.waitIters, "batch-wait-iters", -1, "serving under load: hold new prompts back up to this many steps while decodes run, to batch their prefills (TensorRT-LLM batch_wait_timeout_iters; 0: off, the default)")
+	fs.Float64Var(&f.waitRatio, "batch-wait-token-ratio", -1, "serving under load, with --batch-wait-iters: stop holding once the step's tokens reach this share of the prefill budget (TensorRT-LLM batch_wait_max_tokens_ratio; 0: off)")
+	fs.IntVar(&f.balanceIters, "adp-balance-iters", -1, "serving under load, with --dp-attention: hold new prompts until every attention-DP rank has one, up to this many steps (TensorRT-LLM attention_dp_config enable_balance, timeout_iters; 0: off, the default)")
 	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
 	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
 	fs.IntVar(&f.dp, "dp-attention", 0, "serving under load, MoE models: attention data-parallel ranks per replica (attention replicated, each rank its own requests and KV cache; a stage spans tp x dp GPUs)")
@@ -97,6 +104,15 @@ func (f *loadFlags) resolveEngine(set map[string]bool, blockTokens int) (costmod
 	}
 	if set["memory-fraction"] {
 		e.MemoryFraction = f.memoryFraction
+	}
+	if set["batch-wait-iters"] {
+		e.BatchWaitIters = f.waitIters
+	}
+	if set["batch-wait-token-ratio"] {
+		e.BatchWaitTokenRatio = f.waitRatio
+	}
+	if set["adp-balance-iters"] {
+		e.ADPBalanceIters = f.balanceIters
 	}
 	if set["block-size"] {
 		e.BlockTokens = blockTokens

@@ -75,8 +75,23 @@ func describeEngine(e costmodel.Engine) string {
 	if e.MixedPrefill {
 		mixed = "prefill mixed into decode steps"
 	}
-	return fmt.Sprintf("%s: step overhead %v, request overhead %v, KV blocks of %d tokens, %s, %s, CUDA graphs %s, %.0f%% of HBM, %s",
-		e.Name, e.StepOverhead, e.RequestOverhead, e.BlockTokens, chunk, mixed, graphs, 100*e.MemoryFraction, admit)
+	return fmt.Sprintf("%s: step overhead %v, request overhead %v, KV blocks of %d tokens, %s, %s, CUDA graphs %s, %.0f%% of HBM, %s%s",
+		e.Name, e.StepOverhead, e.RequestOverhead, e.BlockTokens, chunk, mixed, graphs, 100*e.MemoryFraction, admit, describeWaits(e))
+}
+
+// describeWaits names the engine's waiting rules, when it has any.
+func describeWaits(e costmodel.Engine) string {
+	var s string
+	if e.BatchWaitIters > 0 {
+		s += fmt.Sprintf(", new prompts held up to %d steps while decodes run", e.BatchWaitIters)
+		if e.BatchWaitTokenRatio > 0 {
+			s += fmt.Sprintf(" or until %.0f%% of the prefill budget", 100*e.BatchWaitTokenRatio)
+		}
+	}
+	if e.ADPBalanceIters > 0 {
+		s += fmt.Sprintf(", attention-DP ranks balanced (prompts held up to %d steps until every rank has one)", e.ADPBalanceIters)
+	}
+	return s
 }
 
 func targetText(t hardware.Seconds) string {
@@ -130,15 +145,24 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 	if v.BurstShare > 0 {
 		line(w, s, "TTFT %v = request overhead %v + %.3g x steady %v + %.3g x opening burst %v (%.3g steps of %v on average)",
 			v.TTFT, v.RequestOverhead, 1-v.BurstShare, v.SteadyTTFT, v.BurstShare, v.BurstTTFT, v.BurstSteps, v.Burst.Total)
-		line(w, s, "steady TTFT %v = slot wait %v + queue wait %v + step under way %v + own prefill %v",
-			v.SteadyTTFT, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill)
+		line(w, s, "steady TTFT %v = slot wait %v + queue wait %v%s + step under way %v + own prefill %v",
+			v.SteadyTTFT, v.SlotWait, v.QueueWait, batchWaitText(v), v.StepWait, v.Prefill)
 	} else {
-		line(w, s, "TTFT %v = request overhead %v + slot wait %v + queue wait %v + step under way %v + own prefill %v",
-			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, v.StepWait, v.Prefill)
+		line(w, s, "TTFT %v = request overhead %v + slot wait %v + queue wait %v%s + step under way %v + own prefill %v",
+			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, batchWaitText(v), v.StepWait, v.Prefill)
 	}
 	line(w, s, "TPOT %v: the mean step a decoding request sees; prefill chunks add %.1f%% of the engine's time", v.TPOT, 100*v.PrefillShare)
 	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
 		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)
+}
+
+// batchWaitText is " + batch wait X" when the engine holds prompts
+// back (costmodel.ServeLatency.BatchWait), else empty.
+func batchWaitText(v *costmodel.ServeLatency) string {
+	if v.BatchWait <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" + batch wait %v", v.BatchWait)
 }
 
 // computeShares says at what share of the tensor-core peak the prefill
