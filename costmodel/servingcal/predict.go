@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.38
+const sweepRounds = 6.11
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -59,6 +59,9 @@ type Case struct {
 	Assumed    []string
 	// Layout is the deployment as the engine ran it (engineLayout).
 	Layout Layout
+	// Engine is the engine's preset with the settings of the point's
+	// launch script (scriptEngine); Predict sets its overheads.
+	Engine costmodel.Engine
 }
 
 // Skip is a point that is not modeled, with the reason.
@@ -107,6 +110,9 @@ func newCase(p Point) (Case, error) {
 		return c, err
 	}
 	c.Assumed = assumed
+	var notes []string
+	c.Engine, notes = scriptEngine(p)
+	c.Assumed = append(c.Assumed, notes...)
 	if reread {
 		c.Assumed = append(c.Assumed, fmt.Sprintf("%d GPUs, not the %d recorded (engineLayout)", lay.GPUs(), p.TP*p.PP*p.AttentionDP))
 	}
@@ -152,7 +158,7 @@ type Prediction struct {
 
 // Predict runs the serving model on case c with parameters p.
 func Predict(c Case, p Params) (Prediction, error) {
-	eng := costmodel.Engines[c.Point.Engine]
+	eng := c.Engine
 	eng.StepOverhead, eng.RequestOverhead = p.Overhead[eng.Name], p.RequestOverhead[eng.Name]
 	l := c.Load
 	l.Rounds, l.EqualLengths = p.Rounds[c.Point.Harness], c.Point.Harness == HarnessSweep

@@ -38,6 +38,9 @@ type Point struct {
 	TPOT        float64 `json:"tpot_s"`
 	// Harness is the benchmark client that measured the point (harness).
 	Harness string `json:"harness"`
+	// Measured is the date of the measurement, YYYY-MM-DD (blank when
+	// the file has no measured column).
+	Measured string `json:"measured,omitempty"`
 }
 
 // The benchmark harnesses of measured-serving.csv.
@@ -111,6 +114,9 @@ func parsePoint(rec []string, col map[string]int) (Point, error) {
 	get := func(k string) string { return strings.TrimSpace(rec[col[k]]) }
 	p := Point{ID: get("id"), Model: get("model"), GPU: get("gpu"), Engine: get("backend"), Weights: get("weights_dtype"),
 		Quant: get("gemm_quant_mode"), KV: get("kv_dtype"), Harness: harness(get("id"))}
+	if _, ok := col["measured"]; ok {
+		p.Measured = get("measured")[:min(len(get("measured")), len("2006-01-02"))]
+	}
 	ints := []struct {
 		k string
 		v *int

@@ -24,10 +24,13 @@ func cases(t *testing.T) []Case {
 }
 
 // Gates: the accuracy the defaults reach on the 817 priced rows (TTFT
-// median |error| 27.7%, TPOT 12.9%, signed medians -3.1% and -0.1%;
+// median |error| 26.8%, TPOT 13.2%, signed medians -2.1% and -0.0%;
 // worst engine x generation group sglang x blackwell, TTFT 81.8%), and
-// with each engine held out (TTFT 36.0% sglang, 42.4% trtllm, 123% vllm;
-// TPOT 31.3%, 19.8%, 36.8%), just above. The FLOP shares are the
+// with each engine held out (TTFT 36.2% sglang, 41.9% trtllm, 118% vllm;
+// TPOT 30.5%, 19.9%, 36.8%), just above. The InferenceMAX launch
+// scripts' TensorRT-LLM settings (scriptEngine: batch waiting, the
+// ranks' balancing, max_num_tokens, the KV fraction) took TTFT from
+// 27.7% to 26.8% and, refitted, TPOT from 12.9% to 13.2%. The FLOP shares are the
 // measured kernels' (costmodel.MeasuredKernelShares), not fitted, the
 // routed experts' included: against the fitted shares TTFT gains 1.3
 // points and TPOT 1.4, while TTFT's signed median moves from -1.6% to
@@ -38,8 +41,8 @@ func cases(t *testing.T) []Case {
 // layout, load) differ by a median 37% in TTFT and in TPOT, so even
 // their mean would miss each by about 17%.
 const (
-	gateTTFT     = 0.28
-	gateTPOT     = 0.13
+	gateTTFT     = 0.275
+	gateTPOT     = 0.135
 	gateSigned   = 0.035
 	gateGroup    = 0.82 // any engine x generation group of >= 10 rows
 	gateHeldTTFT = 1.25
