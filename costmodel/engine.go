@@ -70,6 +70,31 @@ type Engine struct {
 	// (TensorRT-LLM's attention_dp_config enable_balance and
 	// timeout_iters; off by default; see batchWait).
 	ADPBalanceIters int `json:"adp_balance_iters,omitempty"`
+	// RecvInterval is the decode steps between the scheduler's polls for
+	// new requests (SGLang's scheduler_recv_interval; 0 or 1: every
+	// step, the default; see recvWait).
+	RecvInterval int `json:"recv_interval,omitempty"`
+	// FP8KVAtBF16 has decode attention over an fp8 KV cache take the
+	// time of a bf16 one: the cache holds twice the tokens, its read is
+	// no faster (vLLM 0.10 on Hopper, whose FlashAttention-3 FP8 path
+	// also quantizes the queries: vllm-project/vllm#24916 measures a
+	// slower inter-token latency with it, and
+	// vllm-project/flash-attention#96, 2025-09-29, finds "FP8 decoding is
+	// not faster at all than BF16" at head_dim 128 before its tile
+	// change). TensorRT-LLM's XQA kernels read fp8 at 1.7-1.9x the bf16
+	// speed (AIConfigurator's generation attention timings), so no
+	// preset sets it.
+	FP8KVAtBF16 bool `json:"fp8_kv_at_bf16,omitempty"`
+}
+
+// kvReadScale is the factor on the KV bytes decode attention reads in
+// format kv: 2 for an fp8 cache read at the bf16 cost (FP8KVAtBF16),
+// else 1.
+func (e Engine) kvReadScale(kv DType) float64 {
+	if e.FP8KVAtBF16 && kv == DTypeFP8 {
+		return 2
+	}
+	return 1
 }
 
 // Engine presets and their sources.
@@ -82,11 +107,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.59e-3, RequestOverhead: 50.3e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.65e-3, RequestOverhead: 50.2e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 7.89e-3, RequestOverhead: 413e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 8.99e-3, RequestOverhead: 331e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.53e-3, RequestOverhead: 149e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.37e-3, RequestOverhead: 148e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 
@@ -128,6 +153,8 @@ func (e Engine) Validate() error {
 		return fmt.Errorf("costmodel: engine %s: batch wait %d iterations is not in [0, %d] (0: off)", e.Name, e.BatchWaitIters, maxBatchWaitIters)
 	case e.ADPBalanceIters < 0 || e.ADPBalanceIters > maxBatchWaitIters:
 		return fmt.Errorf("costmodel: engine %s: attention-DP balance wait %d iterations is not in [0, %d] (0: off)", e.Name, e.ADPBalanceIters, maxBatchWaitIters)
+	case e.RecvInterval < 0 || e.RecvInterval > maxBatchWaitIters:
+		return fmt.Errorf("costmodel: engine %s: receive interval %d steps is not in [0, %d] (0 or 1: every step)", e.Name, e.RecvInterval, maxBatchWaitIters)
 	case !(e.BatchWaitTokenRatio >= 0 && e.BatchWaitTokenRatio <= 1):
 		return fmt.Errorf("costmodel: engine %s: batch wait token ratio %g is not in [0, 1] (0: off)", e.Name, e.BatchWaitTokenRatio)
 	}

@@ -58,8 +58,8 @@ type Shares struct {
 // shares are the measured kernels' (MeasuredKernelShares).
 var GenerationShares = map[Generation]Shares{
 	Ampere:    {HBM: 0.75, FLOP: 0.65},
-	Hopper:    {HBM: 0.764},
-	Blackwell: {HBM: 0.664},
+	Hopper:    {HBM: 0.772},
+	Blackwell: {HBM: 0.628},
 }
 
 // ServeAssumptions returns a with the serving shares of g's generation:

@@ -67,7 +67,7 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 		wBytes := b.weightsRead(g, int(math.Ceil(tokens))) * weightBytesPerParam(b.s.Weights)
 		all, routed := b.linearFLOPs(g, batch, chunk), b.routedFLOPs(g, batch, chunk)
 		t.Linear += hardware.Seconds(max(wBytes/M, (all-routed)/P+routed/Pmoe))
-		kv := batch * b.kvBytes(g, ctx)
+		kv := batch * b.kvBytes(g, ctx) * b.eng.kvReadScale(b.s.KV)
 		t.DecodeAttention += hardware.Seconds(max(kv/M, batch*perKey*b.m.attendedKeys(int(ctx))*share/P16))
 		t.PrefillAttention += hardware.Seconds(float64(chunk) * perKey * b.m.attendedKeys(prompt/2) * share / P16)
 		t.Communication += b.tensorParallel(g, int(math.Ceil(tokens)), false) + b.expertAllToAll(g.moe, tokens)

@@ -43,6 +43,28 @@ func TestBatchWaitRules(t *testing.T) {
 	}
 }
 
+// TestRecvWait: polling every 30 decode steps of 10 ms waits 14.5 steps
+// beyond the step under way; every step (0 or 1) waits nothing more.
+func TestRecvWait(t *testing.T) {
+	if got := (Engine{RecvInterval: 30}).batchWait(0.01, 1, 8, 1024, 1); math.Abs(got-0.145) > 1e-12 {
+		t.Errorf("interval 30: wait %g, want 0.145", got)
+	}
+	for _, n := range []int{0, 1} {
+		if got := (Engine{RecvInterval: n}).batchWait(0.01, 1, 8, 1024, 1); got != 0 {
+			t.Errorf("interval %d: wait %g", n, got)
+		}
+	}
+}
+
+// TestFP8KVAtBF16: the fp8 cache read at the bf16 cost doubles the
+// decode attention's bytes, and only for an fp8 cache.
+func TestFP8KVAtBF16(t *testing.T) {
+	e := Engine{FP8KVAtBF16: true}
+	if e.kvReadScale(DTypeFP8) != 2 || e.kvReadScale(DTypeBF16) != 1 || (Engine{}).kvReadScale(DTypeFP8) != 1 {
+		t.Errorf("read scales %g %g %g, want 2 1 1", e.kvReadScale(DTypeFP8), e.kvReadScale(DTypeBF16), (Engine{}).kvReadScale(DTypeFP8))
+	}
+}
+
 // TestBatchWaitInTTFT: the wait is part of the steady TTFT, and holding
 // prompts back longer never shortens it.
 func TestBatchWaitInTTFT(t *testing.T) {

@@ -91,6 +91,12 @@ func describeWaits(e costmodel.Engine) string {
 	if e.ADPBalanceIters > 0 {
 		s += fmt.Sprintf(", attention-DP ranks balanced (prompts held up to %d steps until every rank has one)", e.ADPBalanceIters)
 	}
+	if e.RecvInterval > 1 {
+		s += fmt.Sprintf(", new requests taken in every %d decode steps", e.RecvInterval)
+	}
+	if e.FP8KVAtBF16 {
+		s += ", an fp8 KV cache read at the bf16 cost"
+	}
 	return s
 }
 

@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.11
+const sweepRounds = 6.08
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -60,7 +60,7 @@ type Case struct {
 	// Layout is the deployment as the engine ran it (engineLayout).
 	Layout Layout
 	// Engine is the engine's preset with the settings of the point's
-	// launch script (scriptEngine); Predict sets its overheads.
+	// launch script (launchScript); Predict sets its overheads.
 	Engine costmodel.Engine
 }
 
@@ -109,10 +109,11 @@ func newCase(p Point) (Case, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Assumed = assumed
-	var notes []string
-	c.Engine, notes = scriptEngine(p)
-	c.Assumed = append(c.Assumed, notes...)
+	sc := launchScript(p)
+	if sc.setKV {
+		kv, assumed = sc.kv, nil
+	}
+	c.Engine, c.Assumed = sc.engine, append(assumed, sc.notes...)
 	if reread {
 		c.Assumed = append(c.Assumed, fmt.Sprintf("%d GPUs, not the %d recorded (engineLayout)", lay.GPUs(), p.TP*p.PP*p.AttentionDP))
 	}

@@ -6,27 +6,51 @@ import (
 	"github.com/gpu-planner/planner/costmodel"
 )
 
-// The InferenceMAX launch scripts behind the harness's TensorRT-LLM
-// points (SemiAnalysis InferenceMAX, benchmarks/; the git history dates
-// each setting).
+// The InferenceMAX launch scripts behind the harness's points
+// (SemiAnalysis InferenceMAX, benchmarks/; their git history dates each
+// setting, and the points' measured dates pick the version).
 //
-// Llama 3.1 70B (70b_fp4_b200_trt_slurm.sh, 70b_fp8_b200_trt_slurm.sh,
-// 70b_fp8_h200_trt_slurm.sh, unchanged from 1b563c85, 2025-09-18, to
-// their removal in 2582bce4, 2025-10-29, the date the points were
-// measured): trtllm-serve --max_num_tokens 16384, and "for 1k/1k" at
-// TP < 8 batch_wait_max_tokens_ratio 0.9 and batch_wait_timeout_iters
-// 20 ("will improve the performance, by default they are all zeros").
+// TensorRT-LLM, Llama 3.1 70B (70b_fp4_b200_trt_slurm.sh,
+// 70b_fp8_b200_trt_slurm.sh, 70b_fp8_h200_trt_slurm.sh, unchanged from
+// 1b563c85, 2025-09-18, to their removal in 2582bce4, 2025-10-29, the
+// date the points were measured): trtllm-serve --max_num_tokens 16384,
+// and "for 1k/1k" at TP < 8 batch_wait_max_tokens_ratio 0.9 and
+// batch_wait_timeout_iters 20 ("will improve the performance, by
+// default they are all zeros").
 //
-// DeepSeek-R1 (dsr1_fp8_h200_trt*.sh, dsr1_fp4_b200_trt*.sh,
+// TensorRT-LLM, DeepSeek-R1 (dsr1_fp8_h200_trt*.sh, dsr1_fp4_b200_trt*.sh,
 // dsr1_fp8_b200_trt*.sh, 2025-09-18 to 2026-02): --max_num_tokens
 // (CONC + ISL + 64 + 63) / 64 x 64, at least 8192 from bf345672
 // (2026-01-14); with attention DP, attention_dp_config enable_balance
 // true, timeout_iters 60, batching_wait_iters 0; kv_cache_config
 // free_gpu_memory_fraction 0.75 on H200, 0.8 on B200.
+//
+// TensorRT-LLM, gpt-oss-120b on H200 (gptoss_fp4_h200_trt*.sh, 2025-10
+// to 2026-01): --max_num_tokens 20000, kv_cache_config dtype auto (the
+// MXFP4 checkpoint carries no KV quantization: bf16) and
+// free_gpu_memory_fraction 0.85.
+//
+// vLLM, Llama 3.1 70B (70b_fp8_h100_slurm.sh, 70b_fp8_h200_slurm.sh,
+// 70b_fp4_b200_docker.sh, 70b_fp8_b200_docker.sh, to 2025-10-29):
+// kv-cache-dtype fp8, max-num-batched-tokens 8192, image
+// vllm/vllm-openai:v0.10.2 (.github/workflows). vLLM, gpt-oss-120b on
+// B200 (gptoss_fp4_b200_docker.sh, single_node/gptoss_fp4_b200.sh):
+// kv-cache-dtype fp8 from 2025-12-08 on (auto before, and on H100 and
+// H200 throughout).
+//
+// SGLang, DeepSeek-R1 (dsr1_fp4_b200_docker.sh, 2025-11;
+// single_node/dsr1_fp4_b300.sh and dsr1_fp8_b300.sh, 2026-04):
+// --kv-cache-dtype fp8_e4m3 and --scheduler-recv-interval 30 at CONC >=
+// 16, else 10; FP4: --chunked-prefill-size 16384, --mem-fraction-static
+// 0.85; FP8 on B300: at TP 8 32768 and 0.82, at TP 4 8192, 0.95 and a
+// receive interval of 10.
 const (
-	srcIMAXLlamaTRT = "InferenceMAX benchmarks/70b_*_trt_slurm.sh (2025-09-18 to 2025-10-29)"
-	srcIMAXDSR1TRT  = "InferenceMAX benchmarks/dsr1_*_trt*.sh (2025-09-18 to 2026-02)"
-
+	srcIMAXLlamaTRT    = "InferenceMAX benchmarks/70b_*_trt_slurm.sh (2025-09-18 to 2025-10-29)"
+	srcIMAXDSR1TRT     = "InferenceMAX benchmarks/dsr1_*_trt*.sh (2025-09-18 to 2026-02)"
+	srcIMAXGptossTRT   = "InferenceMAX benchmarks/gptoss_fp4_h200_trt*.sh (2025-10 to 2026-01)"
+	srcIMAXLlamaVLLM   = "InferenceMAX benchmarks/70b_fp*_{h100,h200,b200}_*.sh (to 2025-10-29)"
+	srcIMAXGptossVLLM  = "InferenceMAX benchmarks/gptoss_fp4_b200*.sh (kv-cache-dtype fp8 from 2025-12-08)"
+	srcIMAXDSR1SGLang  = "InferenceMAX benchmarks/dsr1_fp4_b200_docker.sh (2025-11), single_node/dsr1_fp*_b300.sh (2026-04)"
 	imaxLlamaMaxTokens = 16384
 	imaxLlamaWaitIters = 20
 	imaxLlamaWaitRatio = 0.9
@@ -34,54 +58,106 @@ const (
 	imaxDSR1BalanceIters = 60
 	imaxDSR1FloorFrom    = "2026-01-14"
 	imaxDSR1FloorTokens  = 8192
+
+	imaxGptossFP8KVFrom = "2025-12-08"
 )
 
-// imaxDSR1KVFraction is free_gpu_memory_fraction by GPU.
+// imaxDSR1KVFraction is TensorRT-LLM's free_gpu_memory_fraction by GPU.
 var imaxDSR1KVFraction = map[string]float64{"h200": 0.75, "b200": 0.8}
 
-// scriptEngine is the engine preset of point p with the settings its
-// benchmark's launch script gives, and the notes saying so.
-func scriptEngine(p Point) (costmodel.Engine, []string) {
-	e := costmodel.Engines[p.Engine]
-	if p.Harness != HarnessInferenceMAX || p.Engine != "trtllm" {
-		return e, nil
-	}
-	switch p.Model {
-	case "llama3.1-70b":
-		return imaxLlama(p, e)
-	case "deepseek-v3":
-		return imaxDSR1(p, e)
-	}
-	return e, nil
+// script is what a point's launch script sets beyond the engine preset:
+// the engine's settings, the KV-cache format when it names one, and the
+// notes that say so.
+type script struct {
+	engine costmodel.Engine
+	kv     costmodel.DType
+	setKV  bool
+	notes  []string
 }
 
-// imaxLlama applies the Llama 3.1 70B scripts' settings.
-func imaxLlama(p Point, e costmodel.Engine) (costmodel.Engine, []string) {
-	e.ChunkTokens = imaxLlamaMaxTokens
-	notes := []string{fmt.Sprintf("max_num_tokens %d (%s)", imaxLlamaMaxTokens, srcIMAXLlamaTRT)}
+// note records a setting and its source.
+func (s *script) note(source, format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...)+" ("+source+")")
+}
+
+// fp8KV records the script's fp8 KV cache.
+func (s *script) fp8KV(source string) {
+	s.kv, s.setKV = costmodel.DTypeFP8, true
+	s.note(source, "KV cache fp8")
+}
+
+// launchScript is the settings of point p's launch script.
+func launchScript(p Point) script {
+	s := script{engine: costmodel.Engines[p.Engine]}
+	if p.Harness != HarnessInferenceMAX {
+		return s
+	}
+	switch p.Engine + " " + p.Model {
+	case "trtllm llama3.1-70b":
+		s.imaxLlamaTRT(p)
+	case "trtllm deepseek-v3":
+		s.imaxDSR1TRT(p)
+	case "trtllm gpt-oss-120b":
+		s.kv, s.setKV = costmodel.DTypeBF16, true
+		s.engine.ChunkTokens, s.engine.MemoryFraction = 20000, 0.85
+		s.note(srcIMAXGptossTRT, "KV cache bf16 (dtype auto), max_num_tokens 20000, free_gpu_memory_fraction 0.85")
+	case "vllm llama3.1-70b":
+		s.fp8KV(srcIMAXLlamaVLLM)
+		if p.GPU == "h100-sxm" || p.GPU == "h200" {
+			s.engine.FP8KVAtBF16 = true
+			s.note(srcIMAXLlamaVLLM, "vllm/vllm-openai:v0.10.2: the fp8 cache read at the bf16 cost on Hopper (FP8KVAtBF16)")
+		}
+	case "vllm gpt-oss-120b":
+		if p.GPU == "b200" && p.Measured >= imaxGptossFP8KVFrom {
+			s.fp8KV(srcIMAXGptossVLLM)
+		}
+	case "sglang deepseek-v3":
+		s.imaxDSR1SGLang(p)
+	}
+	return s
+}
+
+// imaxLlamaTRT applies TensorRT-LLM's Llama 3.1 70B settings.
+func (s *script) imaxLlamaTRT(p Point) {
+	s.engine.ChunkTokens = imaxLlamaMaxTokens
+	s.note(srcIMAXLlamaTRT, "max_num_tokens %d", imaxLlamaMaxTokens)
 	if p.Input == 1024 && p.Output == 1024 && p.TP < 8 {
-		e.BatchWaitIters, e.BatchWaitTokenRatio = imaxLlamaWaitIters, imaxLlamaWaitRatio
-		notes = append(notes, fmt.Sprintf("batch_wait_timeout_iters %d, batch_wait_max_tokens_ratio %g at 1k/1k, TP < 8 (%s)",
-			imaxLlamaWaitIters, imaxLlamaWaitRatio, srcIMAXLlamaTRT))
+		s.engine.BatchWaitIters, s.engine.BatchWaitTokenRatio = imaxLlamaWaitIters, imaxLlamaWaitRatio
+		s.note(srcIMAXLlamaTRT, "batch_wait_timeout_iters %d, batch_wait_max_tokens_ratio %g at 1k/1k, TP < 8", imaxLlamaWaitIters, imaxLlamaWaitRatio)
 	}
-	return e, notes
 }
 
-// imaxDSR1 applies the DeepSeek-R1 scripts' settings.
-func imaxDSR1(p Point, e costmodel.Engine) (costmodel.Engine, []string) {
+// imaxDSR1TRT applies TensorRT-LLM's DeepSeek-R1 settings.
+func (s *script) imaxDSR1TRT(p Point) {
 	tokens := (int(p.Concurrency) + p.Input + 64 + 63) / 64 * 64
 	if p.Measured >= imaxDSR1FloorFrom {
 		tokens = max(tokens, imaxDSR1FloorTokens)
 	}
-	e.ChunkTokens = tokens
-	notes := []string{fmt.Sprintf("max_num_tokens %d (%s)", tokens, srcIMAXDSR1TRT)}
+	s.engine.ChunkTokens = tokens
+	s.note(srcIMAXDSR1TRT, "max_num_tokens %d", tokens)
 	if f, ok := imaxDSR1KVFraction[p.GPU]; ok {
-		e.MemoryFraction = f
-		notes = append(notes, fmt.Sprintf("free_gpu_memory_fraction %g (%s)", f, srcIMAXDSR1TRT))
+		s.engine.MemoryFraction = f
+		s.note(srcIMAXDSR1TRT, "free_gpu_memory_fraction %g", f)
 	}
 	if p.AttentionDP > 1 {
-		e.ADPBalanceIters = imaxDSR1BalanceIters
-		notes = append(notes, fmt.Sprintf("attention-DP balance, timeout_iters %d (%s)", imaxDSR1BalanceIters, srcIMAXDSR1TRT))
+		s.engine.ADPBalanceIters = imaxDSR1BalanceIters
+		s.note(srcIMAXDSR1TRT, "attention-DP balance, timeout_iters %d", imaxDSR1BalanceIters)
 	}
-	return e, notes
+}
+
+// imaxDSR1SGLang applies SGLang's DeepSeek-R1 settings.
+func (s *script) imaxDSR1SGLang(p Point) {
+	s.fp8KV(srcIMAXDSR1SGLang)
+	chunk, frac, recv := 16384, 0.85, 10
+	if p.Concurrency >= 16 {
+		recv = 30
+	}
+	if p.Weights == "fp8" && p.GPU == "b300" {
+		chunk, frac = 32768, 0.82
+		if p.TP == 4 {
+			chunk, frac, recv = 8192, 0.95, 10
+		}
+	}
+	s.engine.ChunkTokens, s.engine.MemoryFraction, s.engine.RecvInterval = chunk, frac, recv
+	s.note(srcIMAXDSR1SGLang, "chunked-prefill-size %d, mem-fraction-static %g, scheduler-recv-interval %d", chunk, frac, recv)
 }

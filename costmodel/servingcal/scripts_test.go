@@ -7,7 +7,7 @@ import (
 )
 
 // TestBatchWaitPairs checks the batch waiting of the InferenceMAX
-// TensorRT-LLM Llama 3.1 70B scripts (scriptEngine) where the data
+// TensorRT-LLM Llama 3.1 70B scripts (launchScript) where the data
 // isolates it: the same deployment and concurrency measured at 1k/1k
 // (batch waiting on at TP < 8) and at 1k/8k (off). The measured TTFT
 // difference of each pair, which nothing else of the two runs explains
