@@ -143,8 +143,10 @@ func (e disaggModel) atRate(rate float64) *DisaggLatency {
 
 // atConcurrency is the deployment with conc requests in flight: the rate
 // whose Little's-law concurrency, rate x (TTFT + (output - 1) x TPOT),
-// is conc, by 60 bisections of (0, MaxRate]; past MaxRate the other
-// requests wait conc / MaxRate - latency for a decode slot.
+// is conc, by 60 bisections of (0, MaxRate]. Past MaxRate the pool that
+// sets it is saturated and the other requests wait conc / MaxRate -
+// latency there: in the prefill queue (Prefill.Overloaded) or for a
+// decode slot (SlotWait, Decode.SlotLimited).
 func (e disaggModel) atConcurrency(conc float64) *DisaggLatency {
 	top := e.atRate(0).MaxRate
 	if top <= 0 {
@@ -154,9 +156,16 @@ func (e disaggModel) atConcurrency(conc float64) *DisaggLatency {
 	}
 	full := e.atRate(top * (1 - 1e-9))
 	if full.Concurrency <= conc {
-		full.SlotWait = hardware.Seconds(conc/full.Rate) - full.TTFT - hardware.Seconds(e.decode.steps)*full.TPOT
-		full.Concurrency, full.Overloaded = conc, false
+		wait := hardware.Seconds(conc/full.Rate) - full.TTFT - hardware.Seconds(e.decode.steps)*full.TPOT
+		if e.decode.steps == 0 || full.Prefill.MaxRate <= full.Decode.MaxRate {
+			full.Prefill.QueueWait += wait
+			full.Prefill.Overloaded = true
+		} else {
+			full.SlotWait, full.Decode.SlotLimited = wait, true
+		}
+		full.Overloaded = false
 		full.fill()
+		full.Concurrency = conc
 		return full
 	}
 	lo, hi := 0.0, top
@@ -178,9 +187,7 @@ func (r *DisaggLatency) fill() {
 	r.PrefillTTFT = r.RequestOverhead + r.SlotWait + r.QueueWait + r.PrefillTime
 	r.TTFT = r.PrefillTTFT + r.KVTime
 	r.TPOT = r.Decode.TPOT
-	if r.SlotWait == 0 {
-		r.Concurrency = r.Rate * float64(r.TTFT+hardware.Seconds(r.Load.OutputTokens-1)*r.TPOT)
-	}
+	r.Concurrency = r.Rate * float64(r.TTFT+hardware.Seconds(r.Load.OutputTokens-1)*r.TPOT)
 	out := float64(r.Load.OutputTokens)
 	r.TokensPerSecond = r.Rate * out
 	r.TokensPerSecondPerGPU = r.TokensPerSecond / float64(r.GPUs)

@@ -9,6 +9,9 @@ func (r *DisaggLatency) disaggNotes() []string {
 	switch {
 	case p.Slots < 1:
 		out = append(out, fmt.Sprintf("prefill pool: the weights leave no room for one prompt of %d tokens", r.Load.InputTokens))
+	case p.Overloaded && r.Load.Concurrency > 0:
+		out = append(out, fmt.Sprintf("prefill pool saturated: its %d workers take at most %.3g requests/s; the other requests of the %g in flight wait in the prefill queue (%v)",
+			p.Workers, p.MaxRate, r.Load.Concurrency, p.QueueWait))
 	case p.Overloaded:
 		out = append(out, fmt.Sprintf("prefill pool overloaded: %.3g requests/s asked, its %d workers sustain at most %.3g; prompts queue without bound (shown at utilization %.2f)",
 			r.Rate, p.Workers, p.MaxRate, p.Utilization))

@@ -36,7 +36,7 @@ func (q DisaggQuery) fewestDisagg(ps, ds shape) (*DisaggDeployment, string, erro
 		}
 		np, nd = m, n
 	}
-	if !q.meetsDecode(at) {
+	if !q.meetsDecode(at) || !q.meetsPrefill(at) || at.SlotWait > 0 {
 		return nil, fmt.Sprintf("decode: TPOT %v (target %v) with %d prefill and %d decode workers", at.TPOT, target(q.TPOT), np, nd), nil
 	}
 	return q.deployment(ps, ds, at), "", nil
@@ -105,12 +105,13 @@ func (e *errNoRoom) Error() string { return e.why }
 // meetsDecode: the decode pool keeps every request in a KV slot and TPOT
 // is within its target.
 func (q DisaggQuery) meetsDecode(l *costmodel.DisaggLatency) bool {
-	return !l.Decode.SlotLimited && l.SlotWait == 0 && (q.TPOT == 0 || l.TPOT <= q.TPOT)
+	return !l.Decode.SlotLimited && (q.TPOT == 0 || l.TPOT <= q.TPOT)
 }
 
-// meetsPrefill: the prefill pool keeps up and TTFT is within its target.
+// meetsPrefill: the prefill pool keeps up and TTFT, less a wait for a
+// decode slot (the decode pool's to remove), is within its target.
 func (q DisaggQuery) meetsPrefill(l *costmodel.DisaggLatency) bool {
-	return !l.Prefill.Overloaded && l.SlotWait == 0 && (q.TTFT == 0 || l.TTFT <= q.TTFT)
+	return !l.Prefill.Overloaded && (q.TTFT == 0 || l.TTFT-l.SlotWait <= q.TTFT)
 }
 
 // disaggMiss says why n workers still miss.
