@@ -41,7 +41,7 @@ type DisaggLatency struct {
 	Transfer    KVTransfer  `json:"kv_transfer"`
 	Decode      DecodePool  `json:"decode"`
 	// TTFT is the first token as the client sees it: RequestOverhead +
-	// SlotWait + QueueWait + Prefill + Transfer.KV. With vLLM's
+	// SlotWait + QueueWait + PrefillTime + KVTime (Transfer.Time). With vLLM's
 	// disaggregated proxy and with Dynamo the client's stream comes from
 	// the decode worker, after the KV cache has arrived (vLLM sends the
 	// prompt to the prefill instance with max_tokens 1, then to the

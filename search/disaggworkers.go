@@ -7,46 +7,57 @@ import (
 	"github.com/gpu-planner/planner/hardware"
 )
 
-// disaggRounds bounds the alternation of fewestDisagg: the decode
-// workers depend on the prefill workers only through the rate a closed
-// loop reaches, which settles in two or three rounds.
+// disaggRounds bounds the alternation of fewestDisagg, which one round
+// settles at a rate and, sized beside an unqueued prefill pool, for a
+// closed loop too.
 const disaggRounds = 8
 
 // fewestDisagg is the cheapest deployment of prefill shape ps and decode
 // shape ds: the fewest decode workers whose TPOT meets the target without
-// running out of KV slots, then the fewest prefill workers whose TTFT
-// meets it without overload, alternated until neither moves (at a rate
-// the first round settles it; a concurrency's rate grows with the
-// workers). Nil with the reason when no count up to MaxReplicas does.
+// running out of KV slots, sized first beside a prefill pool too large to
+// queue (q.most workers), then the fewest prefill workers whose TTFT
+// meets it without overload beside them. At a rate the decode pool does
+// not depend on the prefill pool and one round settles it; a closed
+// loop's rate falls as the prefill pool shrinks to its fewest, so the
+// decode pool sized for the larger rate still meets TPOT; should it not,
+// the two are alternated until neither moves. Nil with the reason when
+// no count up to MaxReplicas does.
 func (q DisaggQuery) fewestDisagg(ps, ds shape) (*DisaggDeployment, string, error) {
-	np, nd := 1, 1
+	np, nd := q.most(ps), 0
 	var at *costmodel.DisaggLatency
 	for range disaggRounds {
-		n, l, why, err := q.fewest(func(n int) (*costmodel.DisaggLatency, error) { return q.disagg(ps, np, ds, n) }, q.meetsDecode, ds)
-		if err != nil || l == nil {
+		n, _, why, err := q.fewest(func(n int) (*costmodel.DisaggLatency, error) { return q.disagg(ps, np, ds, n) }, q.meetsDecode, ds)
+		if err != nil || why != "" {
 			return nil, "decode: " + why, err
 		}
 		m, l, why, err := q.fewest(func(m int) (*costmodel.DisaggLatency, error) { return q.disagg(ps, m, ds, n) }, q.meetsPrefill, ps)
-		if err != nil || l == nil {
+		if err != nil || why != "" {
 			return nil, "prefill: " + why, err
 		}
 		at = l
-		if n == nd && m == np {
+		if n == nd && m == np || q.meetsDecode(l) && l.SlotWait == 0 {
 			break
 		}
 		np, nd = m, n
 	}
 	if !q.meetsDecode(at) || !q.meetsPrefill(at) || at.SlotWait > 0 {
-		return nil, fmt.Sprintf("decode: TPOT %v (target %v) with %d prefill and %d decode workers", at.TPOT, target(q.TPOT), np, nd), nil
+		return nil, fmt.Sprintf("TTFT %v (target %v), TPOT %v (target %v) with %d prefill and %d decode workers: the pools do not settle",
+			at.TTFT, target(q.TTFT), at.TPOT, target(q.TPOT), at.Prefill.Workers, at.Decode.Workers), nil
 	}
 	return q.deployment(ps, ds, at), "", nil
+}
+
+// most is the largest worker count of shape sh the search tries:
+// MaxReplicas, within half the GPU limit.
+func (q DisaggQuery) most(sh shape) int {
+	return max(min(q.MaxReplicas, hardware.MaxGPUs/2/(sh.tp*sh.pp*max(sh.dp, 1))), 1)
 }
 
 // fewest is the smallest count n with meets(eval(n)), by doubling and
 // then bisection (more workers share the load, so the latencies fall),
 // or the reason none up to MaxReplicas (and the GPU limit) does.
 func (q DisaggQuery) fewest(eval func(int) (*costmodel.DisaggLatency, error), meets func(*costmodel.DisaggLatency) bool, sh shape) (int, *costmodel.DisaggLatency, string, error) {
-	top := min(q.MaxReplicas, hardware.MaxGPUs/2/(sh.tp*sh.pp*max(sh.dp, 1)))
+	top := q.most(sh)
 	lo, hi := 0, 1
 	var at *costmodel.DisaggLatency
 	for {
