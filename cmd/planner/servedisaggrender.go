@@ -98,8 +98,8 @@ func disaggTable(r *search.DisaggResult, top int) table {
 // writeDisaggState itemizes one deployment's steady state.
 func writeDisaggState(w io.Writer, v *costmodel.DisaggLatency, s tableStyle) {
 	p, x, d := v.Prefill, v.Transfer, v.Decode
-	line(w, s, "prefill pool: %s of %s (%d GPUs), %.3g prompts/s each, %.0f%% busy; %s per batch (at most %d: the %d-token budget over the prompt, %d KV slots), a batch %s of %v",
-		plural(p.Workers, "worker", "workers"), plural(p.GPUsPerWorker, "GPU", "GPUs"), v.PrefillGPUs, p.Rate, 100*p.Utilization,
+	line(w, s, "prefill pool: %s of %s (%s), %.3g prompts/s each, %.0f%% busy; %s per batch (at most %d: the %d-token budget over the prompt, %d KV slots), a batch %s of %v",
+		plural(p.Workers, "worker", "workers"), plural(p.GPUsPerWorker, "GPU", "GPUs"), plural(v.PrefillGPUs, "GPU", "GPUs"), p.Rate, 100*p.Utilization,
 		plural(p.Batch, "prompt", "prompts"), p.MaxBatch, v.Engine.ChunkTokens, p.Slots, plural(p.Chunks, "step", "steps"), p.Step.Total)
 	line(w, s, "prefill step %v = weight GEMMs %v + prefill attention %v + communication %v + overhead %v",
 		p.Step.Total, p.Step.Linear, p.Step.PrefillAttention, p.Step.Communication, p.Step.Overhead)
@@ -109,8 +109,8 @@ func writeDisaggState(w io.Writer, v *costmodel.DisaggLatency, s tableStyle) {
 	}
 	line(w, s, "KV transfer %v: %v per prompt, each GPU its shard in parallel (%v sent, %v received per GPU) over %s at %v x %.0f%% per GPU + %v",
 		x.Time, x.Bytes, x.SendPerGPU, x.ReceivePerGPU, link, x.Bandwidth, 100*x.Efficiency, x.Latency)
-	line(w, s, "decode pool: %s of %s (%d GPUs), %.3g requests/s each, %.3g sequences decoding (Little's law: rate x %d steps x TPOT); the KV cache admits %d sequences of %.0f tokens",
-		plural(d.Workers, "worker", "workers"), plural(d.GPUsPerWorker, "GPU", "GPUs"), v.DecodeGPUs, d.Rate, d.Batch, v.Load.OutputTokens-1, d.Slots, d.AdmitTokens)
+	line(w, s, "decode pool: %s of %s (%s), %.3g requests/s each, %.3g sequences decoding (Little's law: rate x %d steps x TPOT); the KV cache admits %d sequences of %.0f tokens",
+		plural(d.Workers, "worker", "workers"), plural(d.GPUsPerWorker, "GPU", "GPUs"), plural(v.DecodeGPUs, "GPU", "GPUs"), d.Rate, d.Batch, v.Load.OutputTokens-1, d.Slots, d.AdmitTokens)
 	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
 		d.Step.Total, d.Step.Linear, d.Step.DecodeAttention, d.Step.Communication, d.Step.Overhead)
 	line(w, s, "TTFT %v = request overhead %v + slot wait %v + prefill queue wait %v + prefill %v + KV transfer %v (%v without the transfer, the prefill phase alone)",
