@@ -54,6 +54,8 @@ type prefillModel struct {
 	chunks  int
 	chunk   int
 	prompts int // input tokens
+	// times[k-1] is batchTime(k), priced once for every rate asked.
+	times []float64
 }
 
 // maxPrefillBatch bounds the prompts per step the batch search tries:
@@ -80,6 +82,10 @@ func newPrefillModel(m *Model, g hardware.GPU, perNode int, s ServePlan, l Serve
 	}
 	p.chunks, p.chunk = chunking(l.InputTokens, eng.ChunkTokens)
 	p.maxK = prefillBatchCap(l.InputTokens, eng.ChunkTokens, p.slots)
+	p.times = make([]float64, max(p.maxK, 0))
+	for k := range p.times {
+		p.times[k] = p.batchTime(k + 1)
+	}
 	return p, nil
 }
 
@@ -124,7 +130,7 @@ func (p prefillModel) at(rate float64) PrefillPool {
 	}
 	best, bestT := 0, math.Inf(1)
 	for k := 1; k <= p.maxK; k++ {
-		t := p.batchTime(k)
+		t := p.times[k-1]
 		rho := r.Rate * t / float64(k)
 		if rho >= 1 {
 			continue
@@ -133,7 +139,7 @@ func (p prefillModel) at(rate float64) PrefillPool {
 			best, bestT = k, total
 		}
 	}
-	full := p.batchTime(p.maxK)
+	full := p.times[p.maxK-1]
 	r.MaxRate = float64(p.maxK) / full * ranks
 	if best == 0 {
 		best, r.Overloaded = p.maxK, true
