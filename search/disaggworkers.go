@@ -55,9 +55,17 @@ func (q DisaggQuery) most(sh shape) int {
 
 // fewest is the smallest count n with meets(eval(n)), by doubling and
 // then bisection (more workers share the load, so the latencies fall),
-// or the reason none up to MaxReplicas (and the GPU limit) does.
+// or the reason none up to MaxReplicas (and the GPU limit) does: the
+// largest count is tried first, so a target below the per-request floor
+// costs one estimate. (Past a scale-up domain the KV cache moves over
+// the network, so a TTFT within a transfer's time of its target may be
+// met by a few workers on NVLink and missed by many; the search then
+// reports a miss.)
 func (q DisaggQuery) fewest(eval func(int) (*costmodel.DisaggLatency, error), meets func(*costmodel.DisaggLatency) bool, sh shape) (int, *costmodel.DisaggLatency, string, error) {
 	top := q.most(sh)
+	if l, err := eval(top); err != nil || noRoom(l) != nil || !meets(l) {
+		return q.rejectAtTop(l, top, err)
+	}
 	lo, hi := 0, 1
 	var at *costmodel.DisaggLatency
 	for {
@@ -90,6 +98,18 @@ func (q DisaggQuery) fewest(eval func(int) (*costmodel.DisaggLatency, error), me
 		}
 	}
 	return hi, at, "", nil
+}
+
+// rejectAtTop is fewest's answer when the largest count top misses:
+// the error, the pool without room, or why top still misses.
+func (q DisaggQuery) rejectAtTop(l *costmodel.DisaggLatency, top int, err error) (int, *costmodel.DisaggLatency, string, error) {
+	if err != nil {
+		return 0, nil, "", err
+	}
+	if e := noRoom(l); e != nil {
+		return 0, nil, "", e
+	}
+	return 0, nil, q.disaggMiss(l, top), nil
 }
 
 // noRoom says a pool's weights leave no KV room (errNoRoom naming the
