@@ -50,6 +50,11 @@ func (f *disaggFlags) query(set map[string]bool, q search.LoadQuery) (search.Dis
 	if set["rounds"] {
 		return d, badInputf("--rounds has no effect with --disaggregated (its model is the steady state, with no opening burst)")
 	}
+	for _, n := range []string{"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters"} {
+		if set[n] {
+			return d, badInputf("--%s has no effect with --disaggregated (it holds prompts back while decodes run; a prefill worker runs none)", n)
+		}
+	}
 	return d, nil
 }
 

@@ -90,6 +90,7 @@ func TestServeDisaggBadInput(t *testing.T) {
 		{[]string{"--disaggregated", "--prefill-pp", "0"}, "--prefill-pp 0 is not a degree"},
 		{[]string{"--disaggregated", "--decode-tp", "x"}, "decode-tp"},
 		{[]string{"--disaggregated", "--concurrency", "8", "--rounds", "10", "--rate", "0"}, "--rounds has no effect with --disaggregated"},
+		{[]string{"--disaggregated", "--engine", "trtllm", "--batch-wait-iters", "4"}, "--batch-wait-iters has no effect with --disaggregated"},
 	} {
 		code, _, errs := runCLI(t, append(base, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
