@@ -415,6 +415,20 @@
 //
 //	$ planner validate --serving --top 10
 //
+// With --disaggregated the same question is asked of separate prefill
+// workers and decode workers: prompts run alone on the prefill pool, the
+// prompt's KV cache moves to a decode worker (over NVLink when both
+// pools fit one scale-up domain, else the network), and the decode pool
+// runs decodes only. The search pairs every prefill layout with every
+// decode layout (--prefill-tp, --prefill-pp, --decode-tp and --decode-pp
+// pin them; --tp and --pp pin both), takes the fewest decode workers
+// that meet --tpot and the fewest prefill workers that meet --ttft, and
+// sets the aggregated answer beside it. The disaggregated model has no
+// calibration rows of its own: its kernels and per-step overheads are
+// the aggregated model's:
+//
+//	$ planner serve --model llama3.1-70b --gpu h100 --input-tokens 8192 --output-tokens 1024 --ttft 2s --tpot 40ms --rate 10 --disaggregated
+//
 // # Playground
 //
 // planner playground serves the playground of notebook 10 as a web page

@@ -47,6 +47,8 @@ var fuzzSeeds = []string{
 	"serve --model deepseek-v3 --gpu b200 --engine trtllm --tp 1 --dp-attention 8 --ep 8 --adp-balance-iters 60 --batch-wait-iters 20 --batch-wait-token-ratio 0.9 --concurrency 64",
 	"serve --model @config --gpu @gpu --context 8192 --users 8",
 	"serve --model llama3-70b --context 8192 --users 32 --json",
+	"serve --model llama3.1-70b --gpu h100 --input-tokens 8192 --output-tokens 1024 --ttft 2s --tpot 40ms --rate 10 --disaggregated",
+	"serve --model @config --gpu gb200 --concurrency 64 --disaggregated --prefill-tp 2 --prefill-pp 1 --decode-tp 4 --decode-pp 1 --json",
 	"validate --csv @csv",
 	"validate --csv @zero",
 	"explain-plan tp8-pp16v2[7,7]-cp1-dp128-zero1-sp-selective-mb1",

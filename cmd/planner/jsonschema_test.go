@@ -21,6 +21,7 @@ var jsonOutputs = []string{
 	"search --model llama3-8b --max-gpus 32 --top 2 --json",
 	"serve --model llama3-70b --context 8192 --users 32 --json",
 	"serve --model llama3.1-405b --gpus 8 --json",
+	"serve --model llama3.1-70b --gpu h100 --rate 10 --ttft 2s --tpot 40ms --disaggregated --json",
 	"validate --json",
 	"models --json",
 	"gpus --json",

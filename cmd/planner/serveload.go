@@ -27,13 +27,15 @@ type loadFlags struct {
 	tp, pp            int
 	dp, ep            int
 	ttft, tpot        time.Duration
+	disagg            disaggFlags
 }
 
 // loadFlagNames are the flags that switch `planner serve` to the load
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
 	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction",
-	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "recv-interval", "tp", "pp", "dp-attention", "ep", "ttft", "tpot"}
+	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "recv-interval", "tp", "pp", "dp-attention", "ep", "ttft", "tpot",
+	"disaggregated", "prefill-tp", "prefill-pp", "decode-tp", "decode-pp"}
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.input, "input-tokens", 1024, "serving under load: prompt tokens per request")
@@ -56,6 +58,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.ep, "ep", 0, "serving under load, MoE models: expert-parallel ranks of the MoE layers (dividing tp x dp and the experts)")
 	fs.DurationVar(&f.ttft, "ttft", 0, "serving under load: time-to-first-token target, e.g. 500ms")
 	fs.DurationVar(&f.tpot, "tpot", 0, "serving under load: time-per-output-token target, e.g. 30ms")
+	f.disagg.register(fs)
 }
 
 // loadMode reports whether any load flag was given.
@@ -162,6 +165,12 @@ func (f *serveCmdFlags) loadQuery(set map[string]bool) (search.LoadQuery, error)
 func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) error {
 	q, err := f.loadQuery(set)
 	if err != nil {
+		return err
+	}
+	if f.load.disagg.on {
+		return f.runServeDisagg(set, q, stdout)
+	}
+	if err := f.load.disagg.rejectPins(set); err != nil {
 		return err
 	}
 	r, err := search.ServeLoad(q)
