@@ -39,16 +39,7 @@ type DisaggDeployment struct {
 // targets, fewest GPUs first, the pairs that cannot with the reason, and
 // the aggregated answer of the same query beside them.
 type DisaggResult struct {
-	Model       string                `json:"model"`
-	GPU         string                `json:"gpu"`
-	GPUsPerNode int                   `json:"gpus_per_node"`
-	Load        costmodel.ServeLoad   `json:"load"`
-	Engine      costmodel.Engine      `json:"engine"`
-	Weights     costmodel.DType       `json:"weights_dtype"`
-	KV          costmodel.DType       `json:"kv_dtype"`
-	TTFT        hardware.Seconds      `json:"ttft_target_s,omitempty"`
-	TPOT        hardware.Seconds      `json:"tpot_target_s,omitempty"`
-	Assumptions costmodel.Assumptions `json:"assumptions"`
+	ServeContext
 	// GPUs is the fewest GPUs of any deployment that meets the targets
 	// (0: none does).
 	GPUs        int                `json:"gpus"`
@@ -89,8 +80,7 @@ func ServeDisaggregated(q DisaggQuery) (*DisaggResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &DisaggResult{Model: q.Model.Name, GPU: q.GPU.Name, GPUsPerNode: q.GPUsPerNode, Load: q.Load, Engine: q.Engine,
-		Weights: q.Weights, KV: q.KV, TTFT: q.TTFT, TPOT: q.TPOT, Assumptions: q.Assumptions, Aggregated: agg}
+	r := &DisaggResult{ServeContext: q.context(), Aggregated: agg}
 	if err := q.searchPairs(r, pq.shapes(), dq.shapes()); err != nil {
 		return nil, err
 	}

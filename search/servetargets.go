@@ -46,10 +46,10 @@ type LoadLayout struct {
 	Latency  *costmodel.ServeLatency `json:"latency"`
 }
 
-// LoadResult answers a LoadQuery: the layouts that meet the targets,
-// cheapest (GPU-seconds per output token) first, and those that cannot
-// with the reason.
-type LoadResult struct {
+// ServeContext is what a serving answer was asked: the model, GPU,
+// load, engine, formats, targets and assumptions (the first fields of
+// LoadResult and DisaggResult, flat in their JSON).
+type ServeContext struct {
 	Model       string                `json:"model"`
 	GPU         string                `json:"gpu"`
 	GPUsPerNode int                   `json:"gpus_per_node"`
@@ -60,6 +60,19 @@ type LoadResult struct {
 	TTFT        hardware.Seconds      `json:"ttft_target_s,omitempty"`
 	TPOT        hardware.Seconds      `json:"tpot_target_s,omitempty"`
 	Assumptions costmodel.Assumptions `json:"assumptions"`
+}
+
+// context is the ServeContext of query q.
+func (q LoadQuery) context() ServeContext {
+	return ServeContext{Model: q.Model.Name, GPU: q.GPU.Name, GPUsPerNode: q.GPUsPerNode, Load: q.Load, Engine: q.Engine,
+		Weights: q.Weights, KV: q.KV, TTFT: q.TTFT, TPOT: q.TPOT, Assumptions: q.Assumptions}
+}
+
+// LoadResult answers a LoadQuery: the layouts that meet the targets,
+// cheapest (GPU-seconds per output token) first, and those that cannot
+// with the reason.
+type LoadResult struct {
+	ServeContext
 	// GPUs is the fewest GPUs of any layout that meets the targets (0:
 	// none does).
 	GPUs    int          `json:"gpus"`
@@ -90,8 +103,7 @@ func ServeLoad(q LoadQuery) (*LoadResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &LoadResult{Model: q.Model.Name, GPU: q.GPU.Name, GPUsPerNode: q.GPUsPerNode, Load: q.Load, Engine: q.Engine,
-		Weights: q.Weights, KV: q.KV, TTFT: q.TTFT, TPOT: q.TPOT, Assumptions: q.Assumptions}
+	r := &LoadResult{ServeContext: q.context()}
 	for _, sh := range q.shapes() {
 		if sh.pp > 1 && q.PP == 0 && len(r.Layouts) > 0 {
 			continue // a pipeline only lengthens the step once one stage holds the model

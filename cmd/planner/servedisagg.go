@@ -68,13 +68,5 @@ func (f *serveCmdFlags) runServeDisagg(set map[string]bool, q search.LoadQuery, 
 	if err != nil {
 		return badInput(err)
 	}
-	switch {
-	case f.json:
-		return writeJSON(stdout, r)
-	case f.markdown:
-		writeDisaggResult(stdout, d, r, f.top, markdownStyle)
-	default:
-		writeDisaggResult(stdout, d, r, f.top, f.textStyle())
-	}
-	return nil
+	return f.writeServeAnswer(stdout, r, func(s tableStyle) { writeDisaggResult(stdout, d, r, f.top, s) })
 }

@@ -17,12 +17,7 @@ func writeDisaggResult(w io.Writer, q search.DisaggQuery, r *search.DisaggResult
 	if s == markdownStyle {
 		fmt.Fprintf(w, "## Serving %s on %s disaggregated, under load\n\n", r.Model, r.GPU)
 	}
-	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
-	field(w, s, "gpu", describeGPU(q.GPU, r.GPUsPerNode))
-	field(w, s, "load", describeTraffic(r.Load))
-	field(w, s, "engine", describeEngine(r.Engine))
-	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", r.Weights, r.KV))
-	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(r.TTFT), targetText(r.TPOT)))
+	writeServeHeader(w, s, q.LoadQuery, r.ServeContext)
 	heading(w, s, disaggAnswerLine(r))
 	if best := r.Best(); best != nil {
 		disaggTable(r, top).write(w, s)

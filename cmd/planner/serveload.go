@@ -177,13 +177,19 @@ func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) erro
 	if err != nil {
 		return badInput(err)
 	}
+	return f.writeServeAnswer(stdout, r, func(s tableStyle) { writeLoadResult(stdout, q, r, f.top, s) })
+}
+
+// writeServeAnswer prints answer r as JSON, Markdown or text (text
+// renders the latter two in a style).
+func (f *serveCmdFlags) writeServeAnswer(stdout io.Writer, r any, text func(tableStyle)) error {
 	switch {
 	case f.json:
 		return writeJSON(stdout, r)
 	case f.markdown:
-		writeLoadResult(stdout, q, r, f.top, markdownStyle)
+		text(markdownStyle)
 	default:
-		writeLoadResult(stdout, q, r, f.top, f.textStyle())
+		text(f.textStyle())
 	}
 	return nil
 }

@@ -17,12 +17,7 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 	if s == markdownStyle {
 		fmt.Fprintf(w, "## Serving %s on %s under load\n\n", r.Model, r.GPU)
 	}
-	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
-	field(w, s, "gpu", describeGPU(q.GPU, r.GPUsPerNode))
-	field(w, s, "load", describeTraffic(r.Load))
-	field(w, s, "engine", describeEngine(r.Engine))
-	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", r.Weights, r.KV))
-	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(r.TTFT), targetText(r.TPOT)))
+	writeServeHeader(w, s, q, r.ServeContext)
 	heading(w, s, loadAnswerLine(r))
 	if best := r.Best(); best != nil {
 		loadTable(r, top).write(w, s)
@@ -45,6 +40,17 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 			line(w, s, "note: %s", n)
 		}
 	}
+}
+
+// writeServeHeader prints the model, GPU, load, engine, formats and
+// targets of a serving answer.
+func writeServeHeader(w io.Writer, s tableStyle, q search.LoadQuery, h search.ServeContext) {
+	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
+	field(w, s, "gpu", describeGPU(q.GPU, h.GPUsPerNode))
+	field(w, s, "load", describeTraffic(h.Load))
+	field(w, s, "engine", describeEngine(h.Engine))
+	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", h.Weights, h.KV))
+	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(h.TTFT), targetText(h.TPOT)))
 }
 
 // describeTraffic is "10 requests/s of 8192 input + 1024 output tokens".
