@@ -17,7 +17,7 @@ func writeDisaggResult(w io.Writer, q search.DisaggQuery, r *search.DisaggResult
 	if s == markdownStyle {
 		fmt.Fprintf(w, "## Serving %s on %s disaggregated, under load\n\n", r.Model, r.GPU)
 	}
-	writeServeHeader(w, s, q.LoadQuery, r.ServeContext)
+	writeServeHeader(w, s, q.LoadQuery, r.ServeContext, true)
 	heading(w, s, disaggAnswerLine(r))
 	if best := r.Best(); best != nil {
 		disaggTable(r, top).write(w, s)

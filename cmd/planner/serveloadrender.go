@@ -17,7 +17,7 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 	if s == markdownStyle {
 		fmt.Fprintf(w, "## Serving %s on %s under load\n\n", r.Model, r.GPU)
 	}
-	writeServeHeader(w, s, q, r.ServeContext)
+	writeServeHeader(w, s, q, r.ServeContext, false)
 	heading(w, s, loadAnswerLine(r))
 	if best := r.Best(); best != nil {
 		loadTable(r, top).write(w, s)
@@ -43,14 +43,21 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 }
 
 // writeServeHeader prints the model, GPU, load, engine, formats and
-// targets of a serving answer.
-func writeServeHeader(w io.Writer, s tableStyle, q search.LoadQuery, h search.ServeContext) {
+// targets of a serving answer, and the measured points behind it
+// (servingCoverage; of aggregated serving, which a disaggregated answer
+// also prices its steps with).
+func writeServeHeader(w io.Writer, s tableStyle, q search.LoadQuery, h search.ServeContext, disaggregated bool) {
 	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
 	field(w, s, "gpu", describeGPU(q.GPU, h.GPUsPerNode))
 	field(w, s, "load", describeTraffic(h.Load))
 	field(w, s, "engine", describeEngine(h.Engine))
 	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", h.Weights, h.KV))
 	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(h.TTFT), targetText(h.TPOT)))
+	cov := servingCoverage(h, costmodel.GenerationOf(q.GPU))
+	if disaggregated {
+		cov += "; all of aggregated serving: no disaggregated deployment is measured"
+	}
+	field(w, s, "accuracy", cov)
 }
 
 // describeTraffic is "10 requests/s of 8192 input + 1024 output tokens".
