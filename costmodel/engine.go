@@ -107,11 +107,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.65e-3, RequestOverhead: 50.2e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.66e-3, RequestOverhead: 50.1e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 8.99e-3, RequestOverhead: 331e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 9.00e-3, RequestOverhead: 319e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.37e-3, RequestOverhead: 148e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.38e-3, RequestOverhead: 140e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

@@ -214,19 +214,28 @@ const (
 	// scale per 32 values (gpt-oss ships its experts in it).
 	DTypeNVFP4
 	DTypeMXFP4
+	// DTypeFP8Block is fp8 (e4m3) weights with one fp32 scale per 128 x
+	// 128 block, activations quantized per 1 x 128 tile (DeepSeek-AI
+	// 2024, DeepSeek-V3 technical report, sec. 3.3.2; the format of the
+	// DeepSeek-V3/R1 and Qwen3 FP8 checkpoints); weights only.
+	DTypeFP8Block
 )
 
-var dtypeNames = enumNames{"bf16", "fp8", "int4", "fp32", "nvfp4", "mxfp4"}
+var dtypeNames = enumNames{"bf16", "fp8", "int4", "fp32", "nvfp4", "mxfp4", "fp8-block"}
 
-// Bytes is the storage size of one value: bf16 2, fp8 1, int4 0.5, fp32
-// 4, nvfp4 and mxfp4 0.5 (their block scales are counted apart, in
-// weightBytesPerParam).
+// Bytes is the storage size of one value: bf16 2, fp8 and fp8-block 1,
+// int4 0.5, fp32 4, nvfp4 and mxfp4 0.5 (block scales are counted apart,
+// in weightBytesPerParam).
 func (d DType) Bytes() float64 {
-	return [...]float64{2, 1, 0.5, 4, 0.5, 0.5}[d]
+	return [...]float64{2, 1, 0.5, 4, 0.5, 0.5, 1}[d]
 }
 
 // IsFP4 reports a 4-bit float format (nvfp4, mxfp4).
 func (d DType) IsFP4() bool { return d == DTypeNVFP4 || d == DTypeMXFP4 }
+
+// IsFP8 reports an 8-bit float format (fp8, fp8-block), whose GEMMs run
+// on fp8 tensor cores.
+func (d DType) IsFP8() bool { return d == DTypeFP8 || d == DTypeFP8Block }
 
 func (d DType) String() string               { return dtypeNames.name(int(d)) }
 func (d DType) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

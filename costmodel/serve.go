@@ -157,8 +157,8 @@ func validateServe(m *Model, c hardware.Cluster, s ServePlan, a Assumptions) err
 		}
 		return fmt.Errorf("costmodel: tp*pp*replicas = %d*%d*%d = %d, but the cluster has %d GPUs", s.TP, s.PP, s.Replicas, s.GPUs(), c.GPUs())
 	}
-	if s.Weights > DTypeMXFP4 || s.Weights < 0 || s.KV > DTypeFP32 || s.KV < 0 || s.KV == DTypeInt4 {
-		return fmt.Errorf("costmodel: weights dtype %v / KV dtype %v is not supported (weights: bf16, fp8, int4, fp32, nvfp4, mxfp4; KV: bf16, fp8, fp32)", s.Weights, s.KV)
+	if s.Weights > DTypeFP8Block || s.Weights < 0 || s.KV > DTypeFP32 || s.KV < 0 || s.KV == DTypeInt4 {
+		return fmt.Errorf("costmodel: weights dtype %v / KV dtype %v is not supported (weights: bf16, fp8, fp8-block, int4, fp32, nvfp4, mxfp4; KV: bf16, fp8, fp32)", s.Weights, s.KV)
 	}
 	return (Plan{TP: s.TP}).checkHeads(m)
 }
@@ -209,8 +209,8 @@ func serveStageLines(m *Model, s ServePlan, a Assumptions, layout Plan, st int) 
 			Formula: fmt.Sprintf("%s x %s params/GPU (stage %d of pp=%d, %s)", perParam(s.Weights.Bytes()), FormatCount(params), st, s.PP, s.stageLayout()),
 			Source:  "parameters from the model's dimensions"},
 	}
-	if s.Weights.IsFP4() {
-		lines = append(lines, fp4ScalesLine(s.Weights, params))
+	if s.Weights.IsFP4() || s.Weights == DTypeFP8Block {
+		lines = append(lines, blockScalesLine(s.Weights, params))
 	}
 	if s.Weights == DTypeInt4 {
 		lines = append(lines, Line{Name: "int4 group scales", Group: GroupStates, Bytes: hardware.Bytes(params * int4ScaleBytesPerParam),

@@ -58,8 +58,8 @@ type Shares struct {
 // shares are the measured kernels' (MeasuredKernelShares).
 var GenerationShares = map[Generation]Shares{
 	Ampere:    {HBM: 0.75, FLOP: 0.65},
-	Hopper:    {HBM: 0.772},
-	Blackwell: {HBM: 0.628},
+	Hopper:    {HBM: 0.776},
+	Blackwell: {HBM: 0.629},
 }
 
 // ServeAssumptions returns a with the serving shares of g's generation:
@@ -88,7 +88,7 @@ func weightPeak(g hardware.GPU, w DType) hardware.FLOPRate {
 	switch {
 	case w.IsFP4() && FP4Peak(g) > 0:
 		peak = FP4Peak(g)
-	case w == DTypeFP8 && g.PeakFP8 > 0:
+	case w.IsFP8() && g.PeakFP8 > 0:
 		peak = g.PeakFP8
 	case w == DTypeFP32:
 		peak = g.PeakBF16 / 2
@@ -108,11 +108,22 @@ func fp4ScaleBytesPerParam(d DType) float64 {
 	return 1.0 / 32
 }
 
-// fp4ScalesLine is the inventory line of the block scales of params
-// weights in format d.
-func fp4ScalesLine(d DType, params float64) Line {
+// srcFP8BlockScales cites fp8-block's weight scales.
+const srcFP8BlockScales = "fp8-block: one fp32 scale per 128 x 128 weights (DeepSeek-V3 technical report, sec. 3.3.2; weight_scale_inv in the FP8 checkpoints)"
+
+// fp8BlockScaleBytesPerParam is fp8-block's scale bytes per weight: 4
+// bytes per 128 x 128 block (srcFP8BlockScales).
+const fp8BlockScaleBytesPerParam = 4.0 / (128 * 128)
+
+// blockScalesLine is the inventory line of the block scales of params
+// weights in format d (a 4-bit float or fp8-block).
+func blockScalesLine(d DType, params float64) Line {
+	perParam, src := fp8BlockScaleBytesPerParam, srcFP8BlockScales
+	if d.IsFP4() {
+		perParam, src = fp4ScaleBytesPerParam(d), srcFP4Scales
+	}
 	return Line{Name: d.String() + " block scales", Group: GroupStates,
-		Bytes:   hardware.Bytes(params * fp4ScaleBytesPerParam(d)),
-		Formula: fmt.Sprintf("%s params x %.4g bytes", FormatCount(params), fp4ScaleBytesPerParam(d)),
-		Source:  srcFP4Scales}
+		Bytes:   hardware.Bytes(params * perParam),
+		Formula: fmt.Sprintf("%s params x %.4g bytes", FormatCount(params), perParam),
+		Source:  src}
 }

@@ -94,14 +94,16 @@ func EstimateServeSpeed(m *Model, c hardware.Cluster, s ServePlan, a Assumptions
 	return v, nil
 }
 
-// weightBytesPerParam is the stored bytes of one weight, int4 scales
-// included.
+// weightBytesPerParam is the stored bytes of one weight, its block or
+// group scales included.
 func weightBytesPerParam(d DType) float64 {
 	switch d {
 	case DTypeInt4:
 		return d.Bytes() + int4ScaleBytesPerParam
 	case DTypeNVFP4, DTypeMXFP4:
 		return d.Bytes() + fp4ScaleBytesPerParam(d)
+	case DTypeFP8Block:
+		return d.Bytes() + fp8BlockScaleBytesPerParam
 	}
 	return d.Bytes()
 }

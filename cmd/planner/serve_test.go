@@ -18,7 +18,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--model", "llama3-70b", "--users", "-3"}, "--users -3"},
 		{[]string{"serve", "--model", "llama3-70b", "--context", "0"}, "--context 0"},
 		{[]string{"serve", "--model", "llama3-70b", "--context", "99999999999"}, "context=99999999999"},
-		{[]string{"serve", "--model", "llama3-70b", "--weights-dtype", "int3"}, `unknown dtype "int3" (valid: bf16, fp8, int4, fp32, nvfp4, mxfp4)`},
+		{[]string{"serve", "--model", "llama3-70b", "--weights-dtype", "int3"}, `unknown dtype "int3" (valid: bf16, fp8, int4, fp32, nvfp4, mxfp4, fp8-block)`},
 		{[]string{"serve", "--model", "llama3-70b", "--kv-dtype", "int4"}, "KV dtype int4 is not supported"},
 		{[]string{"serve", "--model", "llama3-70b", "--gpus", "12"}, "not a whole number of 8-GPU nodes"},
 		{[]string{"serve", "--model", "llama3-70b", "--gpus", "-1"}, "--gpus -1"},

@@ -22,7 +22,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.context, "context", 4096, "serving: tokens per sequence (prompt + output)")
 	fs.IntVar(&f.users, "users", 1, "serving: concurrent sequences")
-	fs.StringVar(&f.weightsDType, "weights-dtype", "bf16", "serving: weight format: bf16, fp8, int4, fp32, nvfp4, mxfp4")
+	fs.StringVar(&f.weightsDType, "weights-dtype", "bf16", "serving: weight format: bf16, fp8, fp8-block (128 x 128 block scales, DeepSeek-V3 style), int4, fp32, nvfp4, mxfp4")
 	fs.StringVar(&f.kvDType, "kv-dtype", "bf16", "serving: KV cache format: bf16, fp8, fp32")
 	fs.IntVar(&f.blockTokens, "block-size", 16, "serving: paged KV-cache block in tokens (vLLM's default 16); 0 for a contiguous cache")
 	f.speed.register(fs)

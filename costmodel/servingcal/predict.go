@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.08
+const sweepRounds = 6.11
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -126,7 +126,8 @@ func newCase(p Point) (Case, error) {
 }
 
 // dtypes maps the point's formats. gpt-oss ships its experts in MXFP4
-// (openai/gpt-oss-120b model card), whatever the source's label; a
+// (openai/gpt-oss-120b model card), whatever the source's label; fp8
+// weights whose GEMM or MoE quantization is fp8_block are fp8-block; a
 // blank KV format is the engine's default: TensorRT-LLM's quantized
 // checkpoints carry an fp8 KV cache, vLLM's and SGLang's "auto" follows
 // the activations (bf16).
@@ -136,6 +137,8 @@ func dtypes(p Point) (w, kv costmodel.DType, assumed []string, err error) {
 		w = costmodel.DTypeMXFP4
 	case p.Weights == "fp4":
 		w = costmodel.DTypeNVFP4
+	case p.Weights == "fp8" && (p.Quant == "fp8_block" || p.MoEQuant == "fp8_block"):
+		w = costmodel.DTypeFP8Block
 	default:
 		if w, err = costmodel.ParseDType(p.Weights); err != nil {
 			return w, kv, nil, err

@@ -23,8 +23,10 @@ type Point struct {
 	GPU     string `json:"gpu"`
 	Engine  string `json:"engine"`
 	Weights string `json:"weights_dtype"`
-	// Quant is the source's gemm_quant_mode (nvfp4, fp8, fp8_block...).
+	// Quant and MoEQuant are the source's gemm_quant_mode and
+	// moe_quant_mode (nvfp4, fp8, fp8_block...).
 	Quant       string  `json:"gemm_quant_mode"`
+	MoEQuant    string  `json:"moe_quant_mode,omitempty"`
 	KV          string  `json:"kv_dtype"`
 	TP          int     `json:"tp"`
 	PP          int     `json:"pp"`
@@ -114,6 +116,9 @@ func parsePoint(rec []string, col map[string]int) (Point, error) {
 	get := func(k string) string { return strings.TrimSpace(rec[col[k]]) }
 	p := Point{ID: get("id"), Model: get("model"), GPU: get("gpu"), Engine: get("backend"), Weights: get("weights_dtype"),
 		Quant: get("gemm_quant_mode"), KV: get("kv_dtype"), Harness: harness(get("id"))}
+	if _, ok := col["moe_quant_mode"]; ok {
+		p.MoEQuant = get("moe_quant_mode")
+	}
 	if _, ok := col["measured"]; ok {
 		p.Measured = get("measured")[:min(len(get("measured")), len("2006-01-02"))]
 	}

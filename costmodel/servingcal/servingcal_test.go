@@ -24,14 +24,15 @@ func cases(t *testing.T) []Case {
 }
 
 // Gates: the accuracy the defaults reach on the 817 priced rows (TTFT
-// median |error| 26.9%, TPOT 12.7%, signed medians -2.5% and -0.0%;
-// worst engine x generation group sglang x blackwell, TTFT 79.5%), and
-// with each engine held out (TTFT 32.9% sglang, 35.9% trtllm, 96.6% vllm;
-// TPOT 32.1%, 23.4%, 37.2%), just above. The InferenceMAX launch
+// median |error| 26.4%, TPOT 12.7%, signed medians -2.6% and -0.0%;
+// worst engine x generation group sglang x blackwell, TTFT 79.8%), and
+// with each engine held out (TTFT 27.9% sglang, 35.7% trtllm, 90.3% vllm;
+// TPOT 32.0%, 23.3%, 37.3%), just above. The InferenceMAX launch
 // scripts' settings (launchScript: TensorRT-LLM's batch waiting, ranks'
 // balancing, max_num_tokens and KV fractions, SGLang's receive interval,
 // the fp8 KV caches) took TTFT from 27.7% to 26.9%, TPOT from 12.9% to
-// 12.7% and the held-out TTFT from 36-123% to 33-97%. The FLOP shares are the
+// 12.7% and the held-out TTFT from 36-123% to 33-97%; the fp8-block
+// weights' measured shares took TTFT to 26.4% and held out to 28-90%. The FLOP shares are the
 // measured kernels' (costmodel.MeasuredKernelShares), not fitted, the
 // routed experts' included: against the fitted shares TTFT gains 1.3
 // points and TPOT 1.4, while TTFT's signed median moves from -1.6% to
@@ -42,11 +43,11 @@ func cases(t *testing.T) []Case {
 // layout, load) differ by a median 37% in TTFT and in TPOT, so even
 // their mean would miss each by about 17%.
 const (
-	gateTTFT     = 0.275
+	gateTTFT     = 0.27
 	gateTPOT     = 0.13
 	gateSigned   = 0.035
 	gateGroup    = 0.82 // any engine x generation group of >= 10 rows
-	gateHeldTTFT = 1.0
+	gateHeldTTFT = 0.95
 	gateHeldTPOT = 0.38
 )
 
