@@ -109,7 +109,7 @@ const (
 var Engines = map[string]Engine{
 	"vllm": {Name: "vllm", StepOverhead: 2.66e-3, RequestOverhead: 50.1e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 9.00e-3, RequestOverhead: 319e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 9.01e-3, RequestOverhead: 319e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
 	"trtllm": {Name: "trtllm", StepOverhead: 3.38e-3, RequestOverhead: 140e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},

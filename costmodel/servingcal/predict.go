@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.11
+const sweepRounds = 6.12
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -125,9 +125,18 @@ func newCase(p Point) (Case, error) {
 	return c, nil
 }
 
+// blockFP8Checkpoint are the models whose FP8 checkpoints are
+// block-quantized whatever a point's label: DeepSeek-V3 and R1 ship
+// their weights in fp8 with a 128 x 128 block scale each
+// (weight_scale_inv; DeepSeek-V3 technical report, sec. 3.3.2), and
+// Qwen/Qwen3-235B-A22B-FP8 is "fine-grained fp8 quantization with block
+// size of 128" (its model card).
+var blockFP8Checkpoint = map[string]bool{"deepseek-v3": true, "qwen3-235b-a22b": true}
+
 // dtypes maps the point's formats. gpt-oss ships its experts in MXFP4
 // (openai/gpt-oss-120b model card), whatever the source's label; fp8
-// weights whose GEMM or MoE quantization is fp8_block are fp8-block; a
+// weights whose GEMM or MoE quantization is fp8_block, or of a
+// block-quantized checkpoint (blockFP8Checkpoint), are fp8-block; a
 // blank KV format is the engine's default: TensorRT-LLM's quantized
 // checkpoints carry an fp8 KV cache, vLLM's and SGLang's "auto" follows
 // the activations (bf16).
@@ -137,7 +146,7 @@ func dtypes(p Point) (w, kv costmodel.DType, assumed []string, err error) {
 		w = costmodel.DTypeMXFP4
 	case p.Weights == "fp4":
 		w = costmodel.DTypeNVFP4
-	case p.Weights == "fp8" && (p.Quant == "fp8_block" || p.MoEQuant == "fp8_block"):
+	case p.Weights == "fp8" && (p.Quant == "fp8_block" || p.MoEQuant == "fp8_block" || blockFP8Checkpoint[p.Model]):
 		w = costmodel.DTypeFP8Block
 	default:
 		if w, err = costmodel.ParseDType(p.Weights); err != nil {
