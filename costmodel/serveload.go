@@ -85,8 +85,8 @@ type ServeLatency struct {
 	// TTFT is the mean over the requests: RequestOverhead (the
 	// engine's, outside its steps) + (1 - BurstShare) x SteadyTTFT +
 	// BurstShare x BurstTTFT. SteadyTTFT is SlotWait (for a KV slot) +
-	// QueueWait (behind other prefills) + BatchWait (held back to batch
-	// prefills) + StepWait (the step under way)
+	// QueueWait (behind other prefills) + SchedulerWait (held back by the
+	// engine's scheduling rules) + StepWait (the step under way)
 	// + Prefill (its own chunk steps); BurstTTFT is the mean of the
 	// opening burst's requests (burst), BurstShare 1 / Rounds of them
 	// (0 for a long run or a rate).
@@ -95,13 +95,15 @@ type ServeLatency struct {
 	SteadyTTFT      hardware.Seconds `json:"steady_ttft_s"`
 	SlotWait        hardware.Seconds `json:"slot_wait_s"`
 	QueueWait       hardware.Seconds `json:"queue_wait_s"`
-	// BatchWait is the engine's batch waiting (Engine.BatchWaitIters,
-	// batchWait), part of SteadyTTFT; 0 when the engine does not wait.
-	BatchWait  hardware.Seconds `json:"batch_wait_s,omitempty"`
-	StepWait   hardware.Seconds `json:"step_wait_s"`
-	Prefill    hardware.Seconds `json:"prefill_s"`
-	BurstTTFT  hardware.Seconds `json:"burst_ttft_s,omitempty"`
-	BurstShare float64          `json:"burst_share,omitempty"`
+	// SchedulerWait is what the engine's scheduling rules hold a prompt
+	// back before its prefill: a polling interval, batch waiting,
+	// attention-DP balancing (Engine.RecvInterval, BatchWaitIters,
+	// ADPBalanceIters; batchWait); part of SteadyTTFT, 0 without them.
+	SchedulerWait hardware.Seconds `json:"scheduler_wait_s,omitempty"`
+	StepWait      hardware.Seconds `json:"step_wait_s"`
+	Prefill       hardware.Seconds `json:"prefill_s"`
+	BurstTTFT     hardware.Seconds `json:"burst_ttft_s,omitempty"`
+	BurstShare    float64          `json:"burst_share,omitempty"`
 	// BurstSteps is the mean steps an opening-burst request waits for
 	// its last prompt token, Burst one such step.
 	BurstSteps float64   `json:"burst_steps,omitempty"`

@@ -206,8 +206,8 @@ func (r *ServeLatency) fill(st steadyState, reps float64, gpus int, l ServeLoad)
 	r.TPOT = hardware.Seconds(st.tau)
 	r.SlotWait, r.QueueWait = hardware.Seconds(st.slot), hardware.Seconds(st.queue)
 	r.StepWait, r.Prefill = hardware.Seconds(st.tau/2), hardware.Seconds(st.prefill)
-	r.BatchWait = hardware.Seconds(st.wait)
-	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.BatchWait + r.StepWait + r.Prefill
+	r.SchedulerWait = hardware.Seconds(st.wait)
+	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.SchedulerWait + r.StepWait + r.Prefill
 	r.RequestOverhead = r.Engine.RequestOverhead
 	r.TTFT = r.RequestOverhead + r.SteadyTTFT
 	r.PrefillShare = st.share

@@ -4,10 +4,32 @@ import "math"
 
 // batchWait is the mean time a prompt is held back before its prefill
 // is scheduled: the scheduler's polling interval (recvWait) and
-// TensorRT-LLM's two waiting rules (holdWait), with step the
-// decode step, rate the prompts per second arriving at one rank (one
-// attention data-parallel rank, or the replica), decodes the sequences
-// decoding there and dp the attention data-parallel ranks.
+// TensorRT-LLM's two waiting rules (holdWait), with step the decode
+// step, rate the prompts per second arriving at one rank (one attention
+// data-parallel rank, or the replica), decodes the sequences decoding
+// there and dp the attention data-parallel ranks.
+func (e Engine) batchWait(step, rate, decodes float64, input, dp int) float64 {
+	return e.recvWait(step, decodes) + e.holdWait(step, rate, decodes, input, dp)
+}
+
+// recvWait is the wait of a prompt for the scheduler to take it in when
+// it polls for new requests only every RecvInterval decode steps
+// (SGLang's --scheduler-recv-interval, 1 by default: every step;
+// SchedulerRecvSkipper, python/sglang/srt/managers/
+// scheduler_recv_skipper.py, counts a decode step 1 and any other step
+// 1000 towards the interval, so a prefill step brings in the waiting
+// prompts at once). A prompt arriving while only decodes run waits
+// (RecvInterval - 1) / 2 steps on average beyond the step under way
+// (StepWait), with probability min(decodes, 1).
+func (e Engine) recvWait(step, decodes float64) float64 {
+	if e.RecvInterval <= 1 || step <= 0 || decodes <= 0 {
+		return 0
+	}
+	return min(decodes, 1) * float64(e.RecvInterval-1) / 2 * step
+}
+
+// holdWait is the wait under TensorRT-LLM's batch-waiting and
+// balancing rules.
 //
 // Batch waiting (Engine.BatchWaitIters, BatchWaitTokenRatio: TorchLlmArgs
 // batch_wait_timeout_iters and batch_wait_max_tokens_ratio, both 0 by
@@ -30,27 +52,6 @@ import "math"
 // the mean over the batch is T (1 + x/2) / (1 + x), x = rate x T. No
 // rule waits without a running decode: the wait applies with
 // probability min(decodes, 1).
-func (e Engine) batchWait(step, rate, decodes float64, input, dp int) float64 {
-	return e.recvWait(step, decodes) + e.holdWait(step, rate, decodes, input, dp)
-}
-
-// recvWait is the wait of a prompt for the scheduler to take it in when
-// it polls for new requests only every RecvInterval decode steps
-// (SGLang's --scheduler-recv-interval, 1 by default: every step;
-// SchedulerRecvSkipper, python/sglang/srt/managers/
-// scheduler_recv_skipper.py, counts a decode step 1 and any other step
-// 1000 towards the interval, so a prefill step brings in the waiting
-// prompts at once). A prompt arriving while only decodes run waits
-// (RecvInterval - 1) / 2 steps on average beyond the step under way
-// (StepWait), with probability min(decodes, 1).
-func (e Engine) recvWait(step, decodes float64) float64 {
-	if e.RecvInterval <= 1 || step <= 0 || decodes <= 0 {
-		return 0
-	}
-	return min(decodes, 1) * float64(e.RecvInterval-1) / 2 * step
-}
-
-// holdWait is the wait under the batch-waiting and balancing rules.
 func (e Engine) holdWait(step, rate, decodes float64, input, dp int) float64 {
 	iters, n, arrivals := e.waitRule(decodes, input, dp)
 	if iters <= 0 || step <= 0 || decodes <= 0 || n <= 1 {

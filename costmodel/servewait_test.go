@@ -84,11 +84,11 @@ func TestBatchWaitInTTFT(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum := r.SlotWait + r.QueueWait + r.BatchWait + r.StepWait + r.Prefill; math.Abs(float64(sum-r.SteadyTTFT)) > 1e-12 {
+		if sum := r.SlotWait + r.QueueWait + r.SchedulerWait + r.StepWait + r.Prefill; math.Abs(float64(sum-r.SteadyTTFT)) > 1e-12 {
 			t.Errorf("%d iterations: steady TTFT %v is not the sum of its parts %v", iters, r.SteadyTTFT, sum)
 		}
-		if (iters == 0) != (r.BatchWait == 0) {
-			t.Errorf("%d iterations: batch wait %v", iters, r.BatchWait)
+		if (iters == 0) != (r.SchedulerWait == 0) {
+			t.Errorf("%d iterations: batch wait %v", iters, r.SchedulerWait)
 		}
 		if float64(r.TTFT) < last {
 			t.Errorf("%d iterations: TTFT %v shorter than with fewer", iters, r.TTFT)

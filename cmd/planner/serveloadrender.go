@@ -165,23 +165,23 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 		line(w, s, "TTFT %v = request overhead %v + %.3g x steady %v + %.3g x opening burst %v (%.3g steps of %v on average)",
 			v.TTFT, v.RequestOverhead, 1-v.BurstShare, v.SteadyTTFT, v.BurstShare, v.BurstTTFT, v.BurstSteps, v.Burst.Total)
 		line(w, s, "steady TTFT %v = slot wait %v + queue wait %v%s + step under way %v + own prefill %v",
-			v.SteadyTTFT, v.SlotWait, v.QueueWait, batchWaitText(v), v.StepWait, v.Prefill)
+			v.SteadyTTFT, v.SlotWait, v.QueueWait, schedulerWaitText(v), v.StepWait, v.Prefill)
 	} else {
 		line(w, s, "TTFT %v = request overhead %v + slot wait %v + queue wait %v%s + step under way %v + own prefill %v",
-			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, batchWaitText(v), v.StepWait, v.Prefill)
+			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, schedulerWaitText(v), v.StepWait, v.Prefill)
 	}
 	line(w, s, "TPOT %v: the mean step a decoding request sees; prefill chunks add %.1f%% of the engine's time", v.TPOT, 100*v.PrefillShare)
 	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
 		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)
 }
 
-// batchWaitText is " + batch wait X" when the engine holds prompts
-// back (costmodel.ServeLatency.BatchWait), else empty.
-func batchWaitText(v *costmodel.ServeLatency) string {
-	if v.BatchWait <= 0 {
+// schedulerWaitText is " + scheduler wait X" when the engine holds prompts
+// back (costmodel.ServeLatency.SchedulerWait), else empty.
+func schedulerWaitText(v *costmodel.ServeLatency) string {
+	if v.SchedulerWait <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" + batch wait %v", v.BatchWait)
+	return fmt.Sprintf(" + scheduler wait %v", v.SchedulerWait)
 }
 
 // computeShares says at what share of the tensor-core peak the prefill
