@@ -59,7 +59,9 @@ const (
 	imaxDSR1FloorFrom    = "2026-01-14"
 	imaxDSR1FloorTokens  = 8192
 
-	imaxGptossFP8KVFrom = "2025-12-08"
+	imaxGptossFP8KVFrom  = "2025-12-08"
+	imaxGptossMaxTokens  = 20000
+	imaxGptossKVFraction = 0.85
 )
 
 // imaxDSR1KVFraction is TensorRT-LLM's free_gpu_memory_fraction by GPU.
@@ -98,9 +100,11 @@ func launchScript(p Point) script {
 	case "trtllm deepseek-v3":
 		s.imaxDSR1TRT(p)
 	case "trtllm gpt-oss-120b":
-		s.kv, s.setKV = costmodel.DTypeBF16, true
-		s.engine.ChunkTokens, s.engine.MemoryFraction = 20000, 0.85
-		s.note(srcIMAXGptossTRT, "KV cache bf16 (dtype auto), max_num_tokens 20000, free_gpu_memory_fraction 0.85")
+		if p.GPU == "h200" {
+			s.kv, s.setKV = costmodel.DTypeBF16, true
+			s.engine.ChunkTokens, s.engine.MemoryFraction = imaxGptossMaxTokens, imaxGptossKVFraction
+			s.note(srcIMAXGptossTRT, "KV cache bf16 (dtype auto), max_num_tokens %d, free_gpu_memory_fraction %g", imaxGptossMaxTokens, imaxGptossKVFraction)
+		}
 	case "vllm llama3.1-70b":
 		s.fp8KV(srcIMAXLlamaVLLM)
 		if p.GPU == "h100-sxm" || p.GPU == "h200" {
