@@ -60,12 +60,7 @@ type DisaggLatency struct {
 	// TPOT is the decode step at the decode pool's batch (no prefill
 	// joins it).
 	TPOT hardware.Seconds `json:"tpot_s"`
-	// TokensPerSecond is output tokens/s; PerGPU divides it by GPUs,
-	// PerUser is 1/TPOT; GPUSecondsPerToken is GPUs / TokensPerSecond.
-	TokensPerSecond        float64 `json:"output_tokens_per_s"`
-	TokensPerSecondPerGPU  float64 `json:"output_tokens_per_s_per_gpu"`
-	TokensPerSecondPerUser float64 `json:"output_tokens_per_s_per_user"`
-	GPUSecondsPerToken     float64 `json:"gpu_seconds_per_token"`
+	ServeThroughput
 	// MaxRate is the most requests/s both pools sustain, the smaller of
 	// theirs; Overloaded says the load asked for more.
 	MaxRate    float64  `json:"max_rate_per_s"`
@@ -188,15 +183,6 @@ func (r *DisaggLatency) fill() {
 	r.TTFT = r.PrefillTTFT + r.KVTime
 	r.TPOT = r.Decode.TPOT
 	r.Concurrency = r.Rate * float64(r.TTFT+hardware.Seconds(r.Load.OutputTokens-1)*r.TPOT)
-	out := float64(r.Load.OutputTokens)
-	r.TokensPerSecond = r.Rate * out
-	r.TokensPerSecondPerGPU = r.TokensPerSecond / float64(r.GPUs)
-	r.TokensPerSecondPerUser, r.GPUSecondsPerToken = 0, 0
-	if r.TPOT > 0 {
-		r.TokensPerSecondPerUser = 1 / float64(r.TPOT)
-	}
-	if r.TokensPerSecond > 0 {
-		r.GPUSecondsPerToken = float64(r.GPUs) / r.TokensPerSecond
-	}
+	r.ServeThroughput = throughput(r.Rate, r.Load.OutputTokens, r.GPUs, r.TPOT)
 	r.Notes = r.disaggNotes()
 }

@@ -50,6 +50,30 @@ func (l ServeLoad) Validate() error {
 	return nil
 }
 
+// ServeThroughput is what a deployment under load produces: output
+// tokens/s over it, per GPU and per user (1/TPOT), and the cost,
+// GPU-seconds per output token (GPUs / TokensPerSecond).
+type ServeThroughput struct {
+	TokensPerSecond        float64 `json:"output_tokens_per_s"`
+	TokensPerSecondPerGPU  float64 `json:"output_tokens_per_s_per_gpu"`
+	TokensPerSecondPerUser float64 `json:"output_tokens_per_s_per_user"`
+	GPUSecondsPerToken     float64 `json:"gpu_seconds_per_token"`
+}
+
+// throughput is the output of rate requests/s of output tokens each on
+// gpus GPUs at a TPOT of tpot.
+func throughput(rate float64, output, gpus int, tpot hardware.Seconds) ServeThroughput {
+	t := ServeThroughput{TokensPerSecond: rate * float64(output)}
+	t.TokensPerSecondPerGPU = t.TokensPerSecond / float64(gpus)
+	if tpot > 0 {
+		t.TokensPerSecondPerUser = 1 / float64(tpot)
+	}
+	if t.TokensPerSecond > 0 {
+		t.GPUSecondsPerToken = float64(gpus) / t.TokensPerSecond
+	}
+	return t
+}
+
 // ServeLatency is the steady state of a deployment under a load:
 // continuous batching (Orca, Yu et al. 2022) with prefills entering
 // whole or in chunks.
@@ -110,13 +134,7 @@ type ServeLatency struct {
 	Burst      BatchStep `json:"burst_step"`
 	// PrefillShare is the share of the engine's time prefill chunks add.
 	PrefillShare float64 `json:"prefill_share"`
-	// TokensPerSecond is output tokens/s over the deployment;
-	// PerGPU divides it by the GPUs, PerUser is 1/TPOT.
-	TokensPerSecond        float64 `json:"output_tokens_per_s"`
-	TokensPerSecondPerGPU  float64 `json:"output_tokens_per_s_per_gpu"`
-	TokensPerSecondPerUser float64 `json:"output_tokens_per_s_per_user"`
-	// GPUSecondsPerToken is the cost: GPUs / TokensPerSecond.
-	GPUSecondsPerToken float64 `json:"gpu_seconds_per_token"`
+	ServeThroughput
 	// MaxRate is the most requests/s the deployment sustains (every
 	// slot busy); Overloaded says Rate asked for more, so the queue grows
 	// without bound and the latencies shown are at MaxRate.

@@ -211,14 +211,7 @@ func (r *ServeLatency) fill(st steadyState, reps float64, gpus int, l ServeLoad)
 	r.RequestOverhead = r.Engine.RequestOverhead
 	r.TTFT = r.RequestOverhead + r.SteadyTTFT
 	r.PrefillShare = st.share
-	r.TokensPerSecond = r.Rate * float64(l.OutputTokens)
-	r.TokensPerSecondPerGPU = r.TokensPerSecond / float64(gpus)
-	if st.tau > 0 {
-		r.TokensPerSecondPerUser = 1 / st.tau
-	}
-	if r.TokensPerSecond > 0 {
-		r.GPUSecondsPerToken = float64(gpus) / r.TokensPerSecond
-	}
+	r.ServeThroughput = throughput(r.Rate, l.OutputTokens, gpus, r.TPOT)
 	r.Notes = append(r.Notes, r.loadNotes()...)
 }
 
