@@ -16,14 +16,7 @@ func disaggOf(t *testing.T, model, gpu string, ptp, np, dtp, nd int, l ServeLoad
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := hardware.LookupGPU(gpu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := LookupEngine("vllm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, e := mustGPU(t, gpu), Engines["vllm"]
 	a := ServeAssumptions(DefaultAssumptions(), g)
 	d := DisaggPlan{Prefill: ServePlan{TP: ptp, PP: 1, Replicas: np}, Decode: ServePlan{TP: dtp, PP: 1, Replicas: nd}}
 	r, err := EstimateDisaggregated(m, g, 0, d, l, e, a)

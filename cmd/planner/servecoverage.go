@@ -34,7 +34,7 @@ func servingCoverage(h search.ServeContext, gen costmodel.Generation) string {
 			continue
 		}
 		group = append(group, r)
-		if r.GPU == h.GPU && weightsMatch(r.Weights, h.Weights) {
+		if r.GPU == h.GPU && r.Weights == h.Weights.String() {
 			exact++
 		}
 	}
@@ -45,10 +45,4 @@ func servingCoverage(h search.ServeContext, gen costmodel.Generation) string {
 	return fmt.Sprintf("%s of %s on %s GPUs, TTFT median |error| %.1f%% (signed %+.1f%%), TPOT %.1f%% (%+.1f%%); %d on %s with %s weights (planner validate --serving)",
 		plural(s.Rows, "measured point", "measured points"), h.Engine.Name, gen, 100*s.TTFTMedian, 100*s.TTFTSigned,
 		100*s.TPOTMedian, 100*s.TPOTSigned, exact, h.GPU, h.Weights)
-}
-
-// weightsMatch says whether a calibration point's weight format (its
-// DType's name) is format w.
-func weightsMatch(point string, w costmodel.DType) bool {
-	return point == w.String()
 }
