@@ -42,7 +42,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if set := setFlags(fs); loadMode(set) {
-		return f.runServeLoad(set, stdout)
+		return f.runServeLoad(set, stdout, stderr)
 	}
 	q, err := f.query()
 	if err != nil {

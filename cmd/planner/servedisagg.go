@@ -68,5 +68,11 @@ func (f *serveCmdFlags) runServeDisagg(set map[string]bool, q search.LoadQuery, 
 	if err != nil {
 		return badInput(err)
 	}
-	return f.writeServeAnswer(stdout, r, func(s tableStyle) { writeDisaggResult(stdout, d, r, f.top, s) })
+	if err := f.writeServeAnswer(stdout, r, func(s tableStyle) { writeDisaggResult(stdout, d, r, f.top, s) }); err != nil {
+		return err
+	}
+	if r.Best() == nil {
+		return errNothingFits
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"time"
 
@@ -161,12 +162,15 @@ func (f *serveCmdFlags) loadQuery(set map[string]bool) (search.LoadQuery, error)
 		TTFT: hardware.Seconds(f.load.ttft.Seconds()), TPOT: hardware.Seconds(f.load.tpot.Seconds()), Assumptions: a}, nil
 }
 
-// runServeLoad answers `planner serve` under load.
-func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) error {
+// runServeLoad answers `planner serve` under load. Like a search, it
+// exits 1 (errNothingFits) when no layout meets the targets, after
+// printing why each one misses.
+func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout, stderr io.Writer) error {
 	q, err := f.loadQuery(set)
 	if err != nil {
 		return err
 	}
+	warnPastMaxSeq(stderr, q)
 	if f.load.disagg.on {
 		return f.runServeDisagg(set, q, stdout)
 	}
@@ -177,7 +181,23 @@ func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout io.Writer) erro
 	if err != nil {
 		return badInput(err)
 	}
-	return f.writeServeAnswer(stdout, r, func(s tableStyle) { writeLoadResult(stdout, q, r, f.top, s) })
+	if err := f.writeServeAnswer(stdout, r, func(s tableStyle) { writeLoadResult(stdout, q, r, f.top, s) }); err != nil {
+		return err
+	}
+	if r.Best() == nil {
+		return errNothingFits
+	}
+	return nil
+}
+
+// warnPastMaxSeq warns when a request's prompt and output run past the
+// model's max_position_embeddings: the answer is still priced, as for
+// --context, but the model was not trained that long.
+func warnPastMaxSeq(stderr io.Writer, q search.LoadQuery) {
+	if n := q.Load.InputTokens + q.Load.OutputTokens; n > q.Model.MaxSeq {
+		fmt.Fprintf(stderr, "planner serve: warning: --input-tokens %d + --output-tokens %d = %d exceed %s's maximum of %d tokens (max_position_embeddings); the model was not trained that long\n",
+			q.Load.InputTokens, q.Load.OutputTokens, n, q.Model.Name, q.Model.MaxSeq)
+	}
 }
 
 // writeServeAnswer prints answer r as JSON, Markdown or text (text

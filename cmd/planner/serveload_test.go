@@ -114,3 +114,33 @@ func TestServeExpertLayout(t *testing.T) {
 		t.Errorf("--ep 7: exit %d, stderr %q; want exit 2 naming ep 7", code, errs)
 	}
 }
+
+// TestServeLoadNothingMeets: targets no layout meets print every
+// layout's miss and exit 1, as a search that finds nothing that fits,
+// aggregated and disaggregated, with --json too.
+func TestServeLoadNothingMeets(t *testing.T) {
+	base := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--input-tokens", "1024", "--output-tokens", "1024",
+		"--ttft", "1ms", "--tpot", "1ms", "--rate", "10"}
+	for _, extra := range [][]string{nil, {"--json"}, {"--disaggregated"}, {"--disaggregated", "--json"}} {
+		code, out, errs := runCLI(t, append(base, extra...)...)
+		if code != 1 || !strings.Contains(errs, "nothing fits") {
+			t.Errorf("%v: exit %d, stderr %q, want 1 and nothing fits", extra, code, errs)
+		}
+		if len(extra) == 0 && !strings.Contains(out, "no layout of h100-sxm meets the targets") {
+			t.Errorf("no miss reported:\n%s", out)
+		}
+	}
+}
+
+// TestServeLoadPastMaxSeq: a prompt and output longer than the model's
+// max_position_embeddings are priced with a warning naming the limit.
+func TestServeLoadPastMaxSeq(t *testing.T) {
+	code, _, errs := runCLI(t, "serve", "--model", "llama3.1-8b", "--gpu", "h100", "--input-tokens", "200000", "--output-tokens", "10")
+	if code != 0 || !strings.Contains(errs, "200010 exceed llama3.1-8b's maximum of 131072 tokens") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "serve", "--model", "llama3.1-8b", "--gpu", "h100", "--input-tokens", "100000", "--output-tokens", "10")
+	if code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("within the limit: exit %d, stderr %q", code, errs)
+	}
+}
