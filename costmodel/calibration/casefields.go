@@ -134,7 +134,14 @@ var gpuKeys = []struct{ sub, key string }{
 
 // rowGPU picks the catalog GPU of a row. The A100 is the 80 GB part
 // unless the row says 40; torchtitan's Grand Teton H100 has 96 GB
-// (calibration README, sec. 4.2), set from gpu_mem_gb.
+// (calibration README, sec. 4.2), set from gpu_mem_gb. That part is
+// capped at 500 W, and it keeps the 700 W part's sustained clock: FBGEMM
+// measured a 500 W H100's bf16 GEMMs at 585, 575 and 546 TFLOP/s
+// (pytorch/FBGEMM#2546: 8192^3, 65536x8192x7168, 65536x3584x8192), 0.715
+// of the peak where the 700 W curve holds 0.82, but priced at 0.715 the
+// torchtitan rows turn 18% slow (fp8-cs) under the fitted attention share;
+// they come to +4% only with the attention share that pricing MosaicML's
+// Triton kernels gives (README, "What the figures lean on").
 func rowGPU(r Row, assumed *[]string) (hardware.GPU, error) {
 	name := r.Get("gpu")
 	key := ""
