@@ -44,8 +44,16 @@ func runValidateServing(w io.Writer, asJSON, loeo bool, top int, wide bool) erro
 }
 
 func writeServingValidation(w io.Writer, v servingValidation, points, top int, wide bool) {
-	fmt.Fprintln(w, wrapText(fmt.Sprintf("serving calibration set: %d points of costmodel/servingcal/testdata/measured-serving.csv (embedded); %d priced, %d not modeled",
-		points, len(v.Results), len(v.Skipped)), textWidth, "  "))
+	var unmodeled, cold []servingcal.Skip
+	for _, s := range v.Skipped {
+		if s.NotComparable {
+			cold = append(cold, s)
+		} else {
+			unmodeled = append(unmodeled, s)
+		}
+	}
+	fmt.Fprintln(w, wrapText(fmt.Sprintf("serving calibration set: %d points of costmodel/servingcal/testdata/measured-serving.csv (embedded); %d priced, %d not modeled, %d not comparable",
+		points, len(v.Results), len(unmodeled), len(cold)), textWidth, "  "))
 	fmt.Fprintln(w, "\nfitted parameters (Nelder-Mead on every priced row, mean |ln(predicted/measured)| of TTFT and TPOT):")
 	for _, e := range sortedKeys(v.Params.Overhead) {
 		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e])
@@ -77,8 +85,18 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	}
 	t.write(w, textStyle)
 	writeServingRows(w, v.Results, top, wide)
-	fmt.Fprintln(w, "\nnot modeled:")
-	for _, s := range v.Skipped {
+	writeServingSkips(w, "not modeled", unmodeled)
+	writeServingSkips(w, "not comparable (measured with a cost the model does not price; neither fitted nor scored)", cold)
+}
+
+// writeServingSkips lists skipped points under title, with the reasons.
+func writeServingSkips(w io.Writer, title string, skips []servingcal.Skip) {
+	if len(skips) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrapText(title+":", textWidth, ""))
+	for _, s := range skips {
 		fmt.Fprintf(w, "  %s\n", wrapText(s.Point.ID+": "+s.Reason, textWidth-2, "    "))
 	}
 }

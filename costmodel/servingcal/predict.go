@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.12
+const sweepRounds = 6.11
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -64,11 +64,20 @@ type Case struct {
 	Engine costmodel.Engine
 }
 
-// Skip is a point that is not modeled, with the reason.
+// Skip is a point that is not modeled, with the reason. NotComparable
+// marks a point the model could price whose measurement holds a cost it
+// does not model (script.cold): it is neither fitted nor scored.
 type Skip struct {
-	Point  Point  `json:"point"`
-	Reason string `json:"reason"`
+	Point         Point  `json:"point"`
+	Reason        string `json:"reason"`
+	NotComparable bool   `json:"not_comparable,omitempty"`
 }
+
+// notComparable is newCase's error for a point the model does not
+// compare with (script.cold); the case comes with it, mapped in full.
+type notComparable string
+
+func (e notComparable) Error() string { return string(e) }
 
 // Cases maps every point to a case, or to a skip with the reason.
 func Cases(points []Point) ([]Case, []Skip) {
@@ -77,7 +86,8 @@ func Cases(points []Point) ([]Case, []Skip) {
 	for _, p := range points {
 		c, err := newCase(p)
 		if err != nil {
-			skips = append(skips, Skip{Point: p, Reason: err.Error()})
+			_, cold := err.(notComparable)
+			skips = append(skips, Skip{Point: p, Reason: err.Error(), NotComparable: cold})
 			continue
 		}
 		cases = append(cases, c)
@@ -122,6 +132,9 @@ func newCase(p Point) (Case, error) {
 		c.Plan.DP, c.Plan.EP = lay.DP, lay.EP
 	}
 	c.Load = costmodel.ServeLoad{InputTokens: p.Input, OutputTokens: p.Output, Concurrency: p.Concurrency}
+	if sc.cold != "" {
+		return c, notComparable(sc.cold)
+	}
 	return c, nil
 }
 

@@ -44,6 +44,36 @@ import (
 // 16, else 10; FP4: --chunked-prefill-size 16384, --mem-fraction-static
 // 0.85; FP8 on B300: at TP 8 32768 and 0.82, at TP 4 8192, 0.95 and a
 // receive interval of 10.
+//
+// SGLang's cold start (imaxSGLangColdStart): the B200 runner
+// (runners/launch_b200-nvd.sh) starts a fresh container per point,
+// without the FlashInfer cache since 15b7c00b (2025-10-06, "removing
+// persistent cache from b200": FLASHINFER_WORKSPACE_BASE, where
+// FlashInfer keeps the kernels it compiles or downloads at first use,
+// no longer mounted), and benchmark_serving.py sends no warm-up request
+// until d053ae24 (2026-01-21, "adding warmup": --num-warmups 2 x CONC
+// in benchmarks/benchmark_lib.sh). The server's start-up runs one short
+// request and captures the decode CUDA graphs; a prefill over a cached
+// prefix, which with --disable-radix-cache only the second piece of a
+// chunked prompt is, takes another attention path than a prompt
+// without one (SGLang python/sglang/srt/models/deepseek_v2.py,
+// handle_attention_trtllm_mla: the MLA path with the chunked prefix
+// cache off, else attention over the prefix's chunks merged by their
+// log-sum-exp; layers/attention/trtllm_mla_backend.py: "fallback to
+// ragged kernel implemented in flashinfer MLA backend"), so without a
+// warm-up its first run, kernels built or fetched then, falls inside
+// the measured window. It runs when the first burst, CONC prompts sent
+// at once (--request-rate inf), holds more tokens than
+// --chunked-prefill-size. The data fits one stall per run: the 12 B200
+// points whose burst is chunked measure TTFT 5.6-9.2 s at 10 requests a
+// client and 2.1-2.9 s at 50 (the points of 2025-11-02: for the model
+// name nvidia/DeepSeek-R1-0528-FP4 the runner sends CONC x 50 prompts,
+// for the -V2 name of 17d5e204, 2025-11-03, CONC x 10), with TPOT as
+// priced; their TTFT over the model's is 52-87 s (median 70 s) x CONC
+// once per run, whatever the concurrency and lengths
+// (TestColdStartStall). The 6 whose burst fits a chunk (1k/1k and 1k/8k
+// at CONC <= 16) measure 0.37-0.59 s, within 0.1 s of the model. The
+// SGLang points after the warm-up (B300, 2026-04) are compared.
 const (
 	srcIMAXLlamaTRT    = "InferenceMAX benchmarks/70b_*_trt_slurm.sh (2025-09-18 to 2025-10-29)"
 	srcIMAXDSR1TRT     = "InferenceMAX benchmarks/dsr1_*_trt*.sh (2025-09-18 to 2026-02)"
@@ -59,6 +89,9 @@ const (
 	imaxDSR1FloorFrom    = "2026-01-14"
 	imaxDSR1FloorTokens  = 8192
 
+	srcIMAXColdStart     = "InferenceMAX launch_b200-nvd.sh from 15b7c00b, benchmark_lib.sh before d053ae24"
+	imaxSGLangWarmupFrom = "2026-01-21"
+	imaxRandomLengthMean = 0.9 // --random-range-ratio 0.8: lengths uniform over [0.8, 1] x ISL
 	imaxGptossFP8KVFrom  = "2025-12-08"
 	imaxGptossMaxTokens  = 20000
 	imaxGptossKVFraction = 0.85
@@ -75,6 +108,9 @@ type script struct {
 	kv     costmodel.DType
 	setKV  bool
 	notes  []string
+	// cold is why the point's measurement holds a one-time cost the
+	// model does not price (blank when it holds none).
+	cold string
 }
 
 // note records a setting and its source.
@@ -164,4 +200,19 @@ func (s *script) imaxDSR1SGLang(p Point) {
 	}
 	s.engine.ChunkTokens, s.engine.MemoryFraction, s.engine.RecvInterval = chunk, frac, recv
 	s.note(srcIMAXDSR1SGLang, "chunked-prefill-size %d, mem-fraction-static %g, scheduler-recv-interval %d", chunk, frac, recv)
+	s.cold = imaxSGLangColdStart(p, chunk)
+}
+
+// imaxSGLangColdStart is why an InferenceMAX SGLang point measured its
+// server's first prefill over a cached prefix, its kernels' first use
+// and all (the comment above the constants): no warm-up before its date
+// and a first burst of more than chunk tokens. Blank when it did not.
+func imaxSGLangColdStart(p Point, chunk int) string {
+	burst := p.Concurrency * float64(p.Input) * imaxRandomLengthMean
+	if p.Measured == "" || p.Measured >= imaxSGLangWarmupFrom || burst <= float64(chunk) {
+		return ""
+	}
+	return fmt.Sprintf("no warm-up (measured %s) and a first burst of %.0f tokens (%g prompts of about %.0f) over --chunked-prefill-size %d: "+
+		"the run's first prefill over a cached prefix, kernels and all, falls inside the measured window (%s)",
+		p.Measured, burst, p.Concurrency, float64(p.Input)*imaxRandomLengthMean, chunk, srcIMAXColdStart)
 }

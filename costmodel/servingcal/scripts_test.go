@@ -60,3 +60,56 @@ func TestBatchWaitPairs(t *testing.T) {
 		t.Errorf("median predicted/measured difference %.2f, want within 15%% of 1", m)
 	}
 }
+
+// TestColdStartStall checks the signature of the cold start that makes
+// SGLang's B200 points not comparable (imaxSGLangColdStart): each one's
+// TTFT over the model's, times the run's requests per client, is one
+// stall of about a minute whatever the concurrency and lengths (52-87
+// s), while the B200 points whose first burst fits a chunk are within a
+// second of the model on that scale. The runner sent CONC x 50 prompts
+// for the points of 2025-11-02 (runners/launch_b200-nvd.sh, 15b7c00b:
+// 50 at OSL 1024 for nvidia/DeepSeek-R1-0528-FP4, the model name until
+// 17d5e204, 2025-11-03) and CONC x 10 after.
+func TestColdStartStall(t *testing.T) {
+	pts, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Defaults()
+	cold, warm := 0, 0
+	for _, q := range pts {
+		if q.Engine != "sglang" || q.GPU != "b200" || q.Harness != HarnessInferenceMAX {
+			continue
+		}
+		c, err := newCase(q)
+		_, isCold := err.(notComparable)
+		if err != nil && !isCold {
+			t.Fatalf("%s: %v", q.ID, err)
+		}
+		pr, err := Predict(c, p)
+		if err != nil {
+			t.Fatalf("%s: %v", q.ID, err)
+		}
+		rounds := 10.0
+		if q.Measured < "2025-11-03" {
+			rounds = 50
+		}
+		stall := (q.TTFT - pr.TTFT) * rounds
+		t.Logf("%s (cold %v): TTFT %.2f s, model %.2f s: %.0f s x %g requests per client", q.ID, isCold, q.TTFT, pr.TTFT, stall, rounds)
+		switch {
+		case isCold:
+			cold++
+			if stall < 45 || stall > 95 {
+				t.Errorf("%s: a stall of %.0f s, want about a minute", q.ID, stall)
+			}
+		default:
+			warm++
+			if math.Abs(stall) > 5 {
+				t.Errorf("%s: %.0f s over the model at a first burst that fits a chunk", q.ID, stall)
+			}
+		}
+	}
+	if cold != 12 || warm != 6 {
+		t.Errorf("%d cold and %d warm B200 points, want 12 and 6", cold, warm)
+	}
+}

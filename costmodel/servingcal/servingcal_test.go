@@ -17,23 +17,27 @@ func cases(t *testing.T) []Case {
 		t.Fatalf("%d points, want the 821 of measured-serving.csv", len(pts))
 	}
 	cs, skips := Cases(pts)
-	if len(cs) < 815 {
-		t.Fatalf("%d cases modeled, want at least 815 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
+	if len(cs) < 805 {
+		t.Fatalf("%d cases modeled, want at least 805 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
 	}
 	return cs
 }
 
-// Gates: the accuracy the defaults reach on the 817 priced rows (TTFT
-// median |error| 24.7%, TPOT 12.7%, signed medians -2.5% and -0.0%;
-// worst engine x generation group sglang x blackwell, TTFT 79.8%), and
-// with each engine held out (TTFT 27.9% sglang, 35.2% trtllm, 90.2% vllm;
-// TPOT 32.0%, 23.3%, 36.7%), just above. The InferenceMAX launch
+// Gates: the accuracy the defaults reach on the 805 priced rows (TTFT
+// median |error| 23.9%, TPOT 12.7%, signed medians -2.3% and -0.1%;
+// worst engine x generation group sglang x blackwell, TTFT 64.7%), and
+// with each engine held out (TTFT 24.9% sglang, 31.0% trtllm, 75.0% vllm;
+// TPOT 31.9%, 20.3%, 32.7%), just above. The InferenceMAX launch
 // scripts' settings (launchScript: TensorRT-LLM's batch waiting, ranks'
 // balancing, max_num_tokens and KV fractions, SGLang's receive interval,
 // the fp8 KV caches) took TTFT from 27.7% to 26.9%, TPOT from 12.9% to
 // 12.7% and the held-out TTFT from 36-123% to 33-97%; the fp8-block
 // weights' measured shares (with the DeepSeek and Qwen3 FP8 checkpoints
-// block-quantized, dtypes) took TTFT to 24.7% and held out to 28-90%. The FLOP shares are the
+// block-quantized, dtypes) took TTFT to 24.7% and held out to 28-90%;
+// leaving out the 12 SGLang B200 points that measured a cold start
+// (imaxSGLangColdStart; with them, at these defaults, 817 rows: TTFT
+// 24.4%, sglang x blackwell 76.5%) and refitting took TTFT to 23.9% and
+// held out to 25-75%. The FLOP shares are the
 // measured kernels' (costmodel.MeasuredKernelShares), not fitted, the
 // routed experts' included: against the fitted shares TTFT gains 1.3
 // points and TPOT 1.4, while TTFT's signed median moves from -1.6% to
@@ -44,20 +48,20 @@ func cases(t *testing.T) []Case {
 // layout, load) differ by a median 37% in TTFT and in TPOT, so even
 // their mean would miss each by about 17%.
 const (
-	gateTTFT     = 0.255
+	gateTTFT     = 0.245
 	gateTPOT     = 0.13
 	gateSigned   = 0.035
-	gateGroup    = 0.82 // any engine x generation group of >= 10 rows
-	gateHeldTTFT = 0.95
-	gateHeldTPOT = 0.38
+	gateGroup    = 0.66 // any engine x generation group of >= 10 rows
+	gateHeldTTFT = 0.78
+	gateHeldTPOT = 0.34
 )
 
 // TestAccuracy prices every modeled row with the fitted defaults and
 // fails when the overall or per-group accuracy regresses.
 func TestAccuracy(t *testing.T) {
 	res, skips := Evaluate(cases(t), Defaults())
-	if len(res) < 815 {
-		t.Fatalf("%d rows priced, want at least 815 (%d could not be: %+v)", len(res), len(skips), skips)
+	if len(res) < 805 {
+		t.Fatalf("%d rows priced, want at least 805 (%d could not be: %+v)", len(res), len(skips), skips)
 	}
 	all := Summarize(res, Overall)[0]
 	t.Logf("overall %d rows: TTFT median |err| %.1f%% (signed %+.1f%%), TPOT %.1f%% (%+.1f%%); targets 15%% and +-8%%",
