@@ -53,7 +53,7 @@ func (a *Assumptions) setMoEDefaults() {
 
 // DefaultMoEHostSync is the GPU idle time of one MoE layer's host
 // synchronization in a forward pass without CUDA graphs (setMoEDefaults).
-const DefaultMoEHostSync hardware.Seconds = 1.1e-3
+const DefaultMoEHostSync hardware.Seconds = 1.6e-3
 
 func (a Assumptions) validateMoE() error {
 	if !(a.MoELoadImbalance >= 1 && a.MoELoadImbalance <= 1024) {

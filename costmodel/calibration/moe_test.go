@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
@@ -35,7 +36,7 @@ func TestMoERows(t *testing.T) {
 		t.Errorf("r0301 assumptions: imbalance %g capacity %g overlap %v weighted activation %v",
 			a.MoELoadImbalance, a.MoECapacityFactor, a.EPCommOverlap, a.MoEWeightedActivation)
 	}
-	for id, overlap := range map[string]bool{"r0296": false, "r0286": true, "r0284": true, "r0451": false, "r0443": false} {
+	for id, overlap := range map[string]bool{"r0296": false, "r0286": true, "r0284": false, "r0244": true, "r0294": false, "r0451": false, "r0443": false} {
 		if c := caseByID(t, id); c.EPCommOverlap != overlap {
 			t.Errorf("%s: %s %s overlap %v, want %v", id, c.Model.Name, c.Plan, c.EPCommOverlap, overlap)
 		}
@@ -51,11 +52,13 @@ func TestMoERows(t *testing.T) {
 }
 
 // TestMoERecipeRecomputeModules: the recipes' recompute_modules become
-// selective recompute of exactly those modules (bridge.go, moeRecipes).
+// selective recompute of exactly those modules (bridgemoe.go,
+// bridgeMoERecipes), by release.
 func TestMoERecipeRecomputeModules(t *testing.T) {
 	for id, want := range map[string]costmodel.RecomputeModules{
 		"r0286": costmodel.ModMLAUpProj | costmodel.ModMLP,    // DeepSeek-V3, B200, pp 8 v 2
-		"r0284": costmodel.ModMLAUpProj,                       // DeepSeek-V3, GB200, pp 4 v 4
+		"r0284": costmodel.ModMLP,                             // DeepSeek-V3, GB200, pp 4 v 4, 26.04.01
+		"r0443": costmodel.ModMLAUpProj,                       // DeepSeek-V3, GB200, 25.11
 		"r0291": costmodel.ModLayerNorm | costmodel.ModMoEAct, // gpt-oss-120b, H100
 		"r0296": 0,                                            // Qwen3-30B-A3B: recompute_granularity None
 	} {
@@ -195,5 +198,38 @@ func TestBridgeBlockRecompute(t *testing.T) {
 	}
 	if c := caseByID(t, "r0447"); c.Plan.RecomputeLayers != 0 {
 		t.Errorf("r0447 (B200): plan %s; its recipe recomputes nothing", c.Plan)
+	}
+}
+
+// TestBridgeMoERecipeByRelease: every Megatron-Bridge MoE row takes the
+// recipe of its own NeMo container (bridgemoe.go), so one layout's rows
+// from different releases differ where the recipes do: Qwen3-30B-A3B on
+// 8 B300s overlaps its all-to-alls and runs full-iteration CUDA graphs
+// in 26.06 (r0244) but neither in 26.04.01 (r0294); Qwen3-235B-A22B on
+// H100s overlaps them from 26.02 (r0301) but not in 25.09 (r0488).
+func TestBridgeMoERecipeByRelease(t *testing.T) {
+	for _, r := range bridgeMoERecipes {
+		for _, rel := range strings.Fields(r.releases) {
+			if bridgeReleaseCommits[rel] == "" {
+				t.Errorf("recipe %s on %s: release %q has no source commit", r.model, r.gpu, rel)
+			}
+		}
+	}
+	cases, _ := Cases(load(t))
+	for _, c := range cases {
+		if !c.MoE() || !bridgeSource(&c) {
+			continue
+		}
+		if bridgeRelease(c.Row) == "" || slices.ContainsFunc(c.Assumed, func(s string) bool { return strings.Contains(s, "not found") }) {
+			t.Errorf("%s (%s, %s): no recipe of its release %q", c.Row.ID(), c.Model.Name, c.Cluster.GPU.Name, bridgeRelease(c.Row))
+		}
+	}
+	for id, want := range map[string][2]bool{ // overlap, host syncs hidden by graphs
+		"r0244": {true, true}, "r0294": {false, false}, "r0202": {true, true}, "r0301": {true, false}, "r0488": {false, false},
+	} {
+		c := caseByID(t, id)
+		if got := [2]bool{c.EPCommOverlap, c.GraphsHideHostSync}; got != want {
+			t.Errorf("%s (NeMo %s): overlap, graphs %v, want %v", id, bridgeRelease(c.Row), got, want)
+		}
 	}
 }

@@ -39,15 +39,16 @@ const (
 	TargetMoEMedian = 0.15
 	TargetMoESigned = 0.08
 
-	// Guards of the targets not met yet (see the README's accuracy
-	// section for the figures they hold).
+	// Guards: each target at today's figure with a small margin, so
+	// that a regression fails (the README's accuracy section gives the
+	// figures they hold).
 	GuardHeldOutMean = 0.035
 	GuardHeldOutMax  = 0.08
-	GuardSetMedian   = 0.085
-	GuardSetP90      = 0.25
-	GuardLOSOMedian  = 0.12
-	GuardMoEMedian   = 0.13
-	GuardMoESigned   = 0.07
+	GuardSetMedian   = 0.08
+	GuardSetP90      = 0.20
+	GuardLOSOMedian  = 0.085
+	GuardMoEMedian   = 0.08
+	GuardMoESigned   = 0.03
 )
 
 // Check is one target against the data.
