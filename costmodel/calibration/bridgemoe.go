@@ -21,6 +21,8 @@ import (
 // *_workload_base_configs.py from 25.11 to 26.06, and
 // src/megatron/bridge/perf_recipes/{qwen,gpt_oss,deepseek}/<gpu>/*.py
 // with their common.py helpers from 26.06.01.
+// scripts/bridge-moe-recipes.py prints the 25.11-26.06 configs from a
+// clone at these commits, the settings this table holds side by side.
 var bridgeReleaseCommits = map[string]string{
 	"25.09": "af6bc366d", "25.11": "97ad8cc6f", "26.02": "c0b9a0003", "26.02.01": "cfeddcd94",
 	"26.04": "74695a06d", "26.04.01": "17a381f95", "26.06": "63b08b397", "26.06.01": "381d0b825", "26.08": "4ab94dfad",
