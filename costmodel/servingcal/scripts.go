@@ -84,6 +84,19 @@ import (
 // drafted tokens on random prompts), and the longer TTFT has no
 // mechanism the model holds; the points are not comparable.
 //
+// TensorRT-LLM, DeepSeek-R1 on GB200 (imaxGB200Disaggregated): the
+// GB200 points are InferenceMAX's multi-node Dynamo runs
+// (.github/workflows/full-sweep-1k1k-scheduler.yml and
+// full-sweep-8k1k-scheduler.yml at 97f253b5, the tree of 2025-11-17: "a
+// workaround until we can integrate GB200 into master configs",
+// framework dynamo-trtllm, mtp on and off), disaggregated prefill and
+// decode workers whose result files name the context and generation
+// GPUs; benchmark-multinode-tmpl.yml records each as TP = all its GPUs,
+// EP_SIZE 1, DP_ATTENTION false, which the source's rows carry as an
+// aggregated tp 20 to 64. The workers' split and layouts are not
+// recorded, nor whether the run drafted with MTP: the points are not
+// comparable.
+//
 // SGLang's cold start (imaxSGLangColdStart): the B200 runner
 // (runners/launch_b200-nvd.sh) starts a fresh container per point,
 // without the FlashInfer cache since 15b7c00b (2025-10-06, "removing
@@ -124,6 +137,7 @@ const (
 	imaxLlamaWaitIters = 20
 	imaxLlamaWaitRatio = 0.9
 
+	srcIMAXGB200Dynamo   = "InferenceMAX full-sweep-*-scheduler.yml and benchmark-multinode-tmpl.yml at 97f253b5"
 	srcIMAXDSR1MTP       = "InferenceMAX dsr1_*_trt_mtp_slurm.sh and the sweeps of perf-changelog.yaml: bf345672, 0aae52d4, e28c038f"
 	imaxDSR1BalanceIters = 60
 	imaxDSR1FloorFrom    = "2026-01-21"
@@ -230,6 +244,9 @@ func (s *script) imaxLlamaTRT(p Point) {
 // imaxDSR1TRT applies TensorRT-LLM's DeepSeek-R1 settings.
 func (s *script) imaxDSR1TRT(p Point) {
 	s.incomparable = imaxDSR1MTP(p)
+	if p.GPU == "gb200" {
+		s.incomparable = imaxGB200Disaggregated(p)
+	}
 	tokens := (int(p.Concurrency) + p.Input + 64 + 63) / 64 * 64
 	if p.Measured >= imaxDSR1FloorFrom && s.incomparable == "" {
 		tokens = max(tokens, imaxDSR1FloorTokens)
@@ -297,4 +314,11 @@ func imaxDSR1MTP(p Point) string {
 	return fmt.Sprintf("MTP speculative decoding (num_nextn_predict_layers %d): measured %s by the sweep of %s, which ran the -mtp configs; "+
 		"the model does not price the drafts, their acceptance on random prompts or the longer TTFT (%s)",
 		layers, p.Measured, commit, srcIMAXDSR1MTP)
+}
+
+// imaxGB200Disaggregated is why an InferenceMAX TensorRT-LLM DeepSeek-R1
+// point on GB200 is not comparable (the comment above the constants).
+func imaxGB200Disaggregated(p Point) string {
+	return fmt.Sprintf("a multi-node Dynamo run of disaggregated prefill and decode workers (MTP on or off), recorded as tp %d: "+
+		"the workers' split, their layouts and the decoding are not recorded (%s)", p.TP*p.AttentionDP, srcIMAXGB200Dynamo)
 }
