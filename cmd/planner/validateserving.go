@@ -86,7 +86,7 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	t.write(w, textStyle)
 	writeServingRows(w, v.Results, top, wide)
 	writeServingSkips(w, "not modeled", unmodeled)
-	writeServingSkips(w, "not comparable (measured with a cost the model does not price; neither fitted nor scored)", cold)
+	writeServingSkips(w, "not comparable (measured with a cost or a setting the model does not price; neither fitted nor scored)", cold)
 }
 
 // writeServingSkips lists skipped points under title, with the reasons.

@@ -6,7 +6,8 @@
 // model, a cluster, a plan, a load and an engine, or listed with the
 // reason it is not modeled, or not comparable (a point whose measurement
 // holds a cost the model does not price, such as a cold start inside the
-// measured window: launchScript). Fit finds the few physical parameters (a
+// measured window, MTP speculative decoding or a disaggregated run
+// recorded as aggregated: launchScript). Fit finds the few physical parameters (a
 // per-step and a per-request overhead per engine, the achieved HBM share
 // per GPU generation, and the requests per client of the sweep harness,
 // whose script is not published) on every modeled row; the FLOP shares

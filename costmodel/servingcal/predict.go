@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 6.11
+const sweepRounds = 5.79
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
@@ -66,7 +66,7 @@ type Case struct {
 
 // Skip is a point that is not modeled, with the reason. NotComparable
 // marks a point the model could price whose measurement holds a cost it
-// does not model (script.cold): it is neither fitted nor scored.
+// does not model (script.incomparable): it is neither fitted nor scored.
 type Skip struct {
 	Point         Point  `json:"point"`
 	Reason        string `json:"reason"`
@@ -74,7 +74,7 @@ type Skip struct {
 }
 
 // notComparable is newCase's error for a point the model does not
-// compare with (script.cold); the case comes with it, mapped in full.
+// compare with (script.incomparable); the case comes with it, mapped in full.
 type notComparable string
 
 func (e notComparable) Error() string { return string(e) }
@@ -86,8 +86,8 @@ func Cases(points []Point) ([]Case, []Skip) {
 	for _, p := range points {
 		c, err := newCase(p)
 		if err != nil {
-			_, cold := err.(notComparable)
-			skips = append(skips, Skip{Point: p, Reason: err.Error(), NotComparable: cold})
+			_, incomparable := err.(notComparable)
+			skips = append(skips, Skip{Point: p, Reason: err.Error(), NotComparable: incomparable})
 			continue
 		}
 		cases = append(cases, c)
@@ -132,8 +132,8 @@ func newCase(p Point) (Case, error) {
 		c.Plan.DP, c.Plan.EP = lay.DP, lay.EP
 	}
 	c.Load = costmodel.ServeLoad{InputTokens: p.Input, OutputTokens: p.Output, Concurrency: p.Concurrency}
-	if sc.cold != "" {
-		return c, notComparable(sc.cold)
+	if sc.incomparable != "" {
+		return c, notComparable(sc.incomparable)
 	}
 	return c, nil
 }

@@ -20,10 +20,13 @@ import (
 //
 // TensorRT-LLM, DeepSeek-R1 (dsr1_fp8_h200_trt*.sh, dsr1_fp4_b200_trt*.sh,
 // dsr1_fp8_b200_trt*.sh, 2025-09-18 to 2026-02): --max_num_tokens
-// (CONC + ISL + 64 + 63) / 64 x 64, at least 8192 from bf345672
-// (2026-01-14); with attention DP, attention_dp_config enable_balance
-// true, timeout_iters 60, batching_wait_iters 0; kv_cache_config
-// free_gpu_memory_fraction 0.75 on H200, 0.8 on B200.
+// (CONC + ISL + 64 + 63) / 64 x 64, at least 8192 from 64af5a77
+// (2026-01-21, "Adding evals after throughput benchmarks", in
+// dsr1_fp8_h200_trt_slurm.sh, dsr1_fp8_b200_trt_slurm.sh and
+// dsr1_fp4_b200_trt_slurm.sh; the _mtp scripts have no floor); with
+// attention DP, attention_dp_config enable_balance true, timeout_iters
+// 60, batching_wait_iters 0; kv_cache_config free_gpu_memory_fraction
+// 0.75 on H200, 0.8 on B200.
 //
 // TensorRT-LLM, gpt-oss-120b on H200 (gptoss_fp4_h200_trt*.sh, 2025-10
 // to 2026-01): --max_num_tokens 20000, kv_cache_config dtype auto (the
@@ -44,6 +47,55 @@ import (
 // 16, else 10; FP4: --chunked-prefill-size 16384, --mem-fraction-static
 // 0.85; FP8 on B300: at TP 8 32768 and 0.82, at TP 4 8192, 0.95 and a
 // receive interval of 10.
+//
+// TensorRT-LLM, DeepSeek-R1 with MTP (imaxDSR1MTP): bf345672
+// (2026-01-14, "Add MTP Benchmark Support for DeepSeek-R1 TRT") added
+// the dsr1-fp8-h200-trt-mtp, dsr1-fp8-b200-trt-mtp and
+// dsr1-fp4-b200-trt-mtp configs (.github/configs/nvidia-master.yaml,
+// spec-decoding: mtp, image release:1.1.0rc2.post2, the STP configs'),
+// whose scripts (dsr1_*_trt_mtp_slurm.sh) run speculative decoding:
+// speculative_config decoding_type MTP, num_nextn_predict_layers 3, 1
+// with attention DP; at bf345672 --max_batch_size CONC (CONC / TP with
+// attention DP) and max_num_tokens ((MTP + 1) x that + ISL + 127) / 64
+// x 64; the benchmark with --use-chat-template. The published results
+// name the decoding (utils/process_result.py, spec_decoding); the
+// source's rows do not, but the sweeps that measured them do: a push to
+// main runs the configs its perf-changelog.yaml entries name
+// (.github/workflows/run-sweep.yml, utils/process_changelog.py). The
+// entry of bf345672 names only the three -mtp configs, so every
+// TensorRT-LLM DeepSeek-R1 point of 2026-01-14 ran MTP (its H200 points
+// include attention DP at 1k/1k and 128 or 256 requests, which only the
+// MTP search space has); that of 0aae52d4 (2026-02-06, "dsr1 fp4 b200
+// trt agg mtp update") names only dsr1-fp4-b200-trt-mtp, moved to
+// release:1.2.0rc6.post3, the image of the points of that day; the
+// sweep of e28c038f (2026-01-28, "trigger full sweep to add GSM8k",
+// evals-only) ran both, each config's 1k/8k points at its highest
+// concurrency only, whose throughput benchmark comes before the eval
+// (mark_eval_entries, utils/matrix_logic/generate_sweep_configs.py): on
+// H200 64 requests for dsr1-fp8-h200-trt, 256 for the MTP config. The
+// data carries the signature (TestMTPSignature): against the same
+// deployment measured without MTP (release:1.1.0rc2.post2, 2025-12-15;
+// the 28 pairs of the same GPU, layout, lengths and concurrency) the
+// MTP points' TPOT is 0.47-0.83x (median 0.62) and their TTFT
+// 0.98-1.87x (median 1.38). The model does not price MTP: the tokens
+// accepted per step on InferenceMAX's random prompts are not published
+// (DeepSeek-V3 technical report, sec. 5.4.3: 85-90% acceptance of the
+// second token with one MTP module, on its own evaluation, not three
+// drafted tokens on random prompts), and the longer TTFT has no
+// mechanism the model holds; the points are not comparable.
+//
+// TensorRT-LLM, DeepSeek-R1 on GB200 (imaxGB200Disaggregated): the
+// GB200 points are InferenceMAX's multi-node Dynamo runs
+// (.github/workflows/full-sweep-1k1k-scheduler.yml and
+// full-sweep-8k1k-scheduler.yml at 97f253b5, the tree of 2025-11-17: "a
+// workaround until we can integrate GB200 into master configs",
+// framework dynamo-trtllm, mtp on and off), disaggregated prefill and
+// decode workers whose result files name the context and generation
+// GPUs; benchmark-multinode-tmpl.yml records each as TP = all its GPUs,
+// EP_SIZE 1, DP_ATTENTION false, which the source's rows carry as an
+// aggregated tp 20 to 64. The workers' split and layouts are not
+// recorded, nor whether the run drafted with MTP: the points are not
+// comparable.
 //
 // SGLang's cold start (imaxSGLangColdStart): the B200 runner
 // (runners/launch_b200-nvd.sh) starts a fresh container per point,
@@ -85,8 +137,10 @@ const (
 	imaxLlamaWaitIters = 20
 	imaxLlamaWaitRatio = 0.9
 
+	srcIMAXGB200Dynamo   = "InferenceMAX full-sweep-*-scheduler.yml and benchmark-multinode-tmpl.yml at 97f253b5"
+	srcIMAXDSR1MTP       = "InferenceMAX dsr1_*_trt_mtp_slurm.sh and the sweeps of perf-changelog.yaml: bf345672, 0aae52d4, e28c038f"
 	imaxDSR1BalanceIters = 60
-	imaxDSR1FloorFrom    = "2026-01-14"
+	imaxDSR1FloorFrom    = "2026-01-21"
 	imaxDSR1FloorTokens  = 8192
 
 	srcIMAXColdStart     = "InferenceMAX launch_b200-nvd.sh from 15b7c00b, benchmark_lib.sh before d053ae24"
@@ -100,6 +154,24 @@ const (
 // imaxDSR1KVFraction is TensorRT-LLM's free_gpu_memory_fraction by GPU.
 var imaxDSR1KVFraction = map[string]float64{"h200": 0.75, "b200": 0.8}
 
+// imaxDSR1MTPSweeps are the sweeps that ran only InferenceMAX's
+// TensorRT-LLM DeepSeek-R1 MTP configs, by date, GPU and weights, with
+// the commit whose perf-changelog.yaml entry started each.
+var imaxDSR1MTPSweeps = map[string]string{
+	"2026-01-14 h200 fp8": "bf345672", "2026-01-14 b200 fp8": "bf345672", "2026-01-14 b200 fp4": "bf345672",
+	"2026-02-06 b200 fp4": "0aae52d4",
+}
+
+// The evals-only sweep of e28c038f (2026-01-28) ran the STP and the MTP
+// configs; on H200 the STP one's points stop at 64 requests.
+const (
+	imaxEvalSweep        = "2026-01-28"
+	imaxEvalSweepCommit  = "e28c038f"
+	imaxDSR1H200STPConc  = 64
+	imaxDSR1MTPLayers    = 3 // num_nextn_predict_layers without attention DP
+	imaxDSR1MTPLayersADP = 1 // with attention DP
+)
+
 // script is what a point's launch script sets beyond the engine preset:
 // the engine's settings, the KV-cache format when it names one, and the
 // notes that say so.
@@ -108,9 +180,11 @@ type script struct {
 	kv     costmodel.DType
 	setKV  bool
 	notes  []string
-	// cold is why the point's measurement holds a one-time cost the
-	// model does not price (blank when it holds none).
-	cold string
+	// incomparable is why the point's measurement holds a cost the
+	// model does not price: a one-time cost inside the measured window
+	// (imaxSGLangColdStart) or a setting it does not model
+	// (imaxDSR1MTP). Blank when it holds none.
+	incomparable string
 }
 
 // note records a setting and its source.
@@ -169,8 +243,12 @@ func (s *script) imaxLlamaTRT(p Point) {
 
 // imaxDSR1TRT applies TensorRT-LLM's DeepSeek-R1 settings.
 func (s *script) imaxDSR1TRT(p Point) {
+	s.incomparable = imaxDSR1MTP(p)
+	if p.GPU == "gb200" {
+		s.incomparable = imaxGB200Disaggregated(p)
+	}
 	tokens := (int(p.Concurrency) + p.Input + 64 + 63) / 64 * 64
-	if p.Measured >= imaxDSR1FloorFrom {
+	if p.Measured >= imaxDSR1FloorFrom && s.incomparable == "" {
 		tokens = max(tokens, imaxDSR1FloorTokens)
 	}
 	s.engine.ChunkTokens = tokens
@@ -200,7 +278,7 @@ func (s *script) imaxDSR1SGLang(p Point) {
 	}
 	s.engine.ChunkTokens, s.engine.MemoryFraction, s.engine.RecvInterval = chunk, frac, recv
 	s.note(srcIMAXDSR1SGLang, "chunked-prefill-size %d, mem-fraction-static %g, scheduler-recv-interval %d", chunk, frac, recv)
-	s.cold = imaxSGLangColdStart(p, chunk)
+	s.incomparable = imaxSGLangColdStart(p, chunk)
 }
 
 // imaxSGLangColdStart is why an InferenceMAX SGLang point measured its
@@ -215,4 +293,32 @@ func imaxSGLangColdStart(p Point, chunk int) string {
 	return fmt.Sprintf("no warm-up (measured %s) and a first burst of %.0f tokens (%g prompts of about %.0f) over --chunked-prefill-size %d: "+
 		"the run's first prefill over a cached prefix, kernels and all, falls inside the measured window (%s)",
 		p.Measured, burst, p.Concurrency, float64(p.Input)*imaxRandomLengthMean, chunk, srcIMAXColdStart)
+}
+
+// imaxDSR1MTP is why an InferenceMAX TensorRT-LLM DeepSeek-R1 point ran
+// MTP speculative decoding (the comment above the constants): measured
+// by a sweep of the MTP configs only, or by the evals-only sweep above
+// the STP config's concurrency. Blank when it did not.
+func imaxDSR1MTP(p Point) string {
+	commit, ok := imaxDSR1MTPSweeps[p.Measured+" "+p.GPU+" "+p.Weights]
+	if !ok && p.Measured == imaxEvalSweep && p.GPU == "h200" && p.Concurrency > imaxDSR1H200STPConc {
+		commit, ok = imaxEvalSweepCommit, true
+	}
+	if !ok {
+		return ""
+	}
+	layers := imaxDSR1MTPLayers
+	if p.AttentionDP > 1 {
+		layers = imaxDSR1MTPLayersADP
+	}
+	return fmt.Sprintf("MTP speculative decoding (num_nextn_predict_layers %d): measured %s by the sweep of %s, which ran the -mtp configs; "+
+		"the model does not price the drafts, their acceptance on random prompts or the longer TTFT (%s)",
+		layers, p.Measured, commit, srcIMAXDSR1MTP)
+}
+
+// imaxGB200Disaggregated is why an InferenceMAX TensorRT-LLM DeepSeek-R1
+// point on GB200 is not comparable (the comment above the constants).
+func imaxGB200Disaggregated(p Point) string {
+	return fmt.Sprintf("a multi-node Dynamo run of disaggregated prefill and decode workers (MTP on or off), recorded as tp %d: "+
+		"the workers' split, their layouts and the decoding are not recorded (%s)", p.TP*p.AttentionDP, srcIMAXGB200Dynamo)
 }

@@ -113,3 +113,62 @@ func TestColdStartStall(t *testing.T) {
 		t.Errorf("%d cold and %d warm B200 points, want 12 and 6", cold, warm)
 	}
 }
+
+// TestMTPSignature checks the points imaxDSR1MTP marks not comparable:
+// the 62 TensorRT-LLM DeepSeek-R1 points of the MTP sweeps, and against
+// each one's twin without MTP (the STP sweep of 2025-12-15 ran the MTP
+// configs' image, release:1.1.0rc2.post2, which the MTP points before
+// 0aae52d4 ran; the same GPU, layout, lengths and concurrency: 28
+// pairs) the signature of speculative decoding: a shorter TPOT in every
+// pair (0.47-0.83x), a longer TTFT in the median (1.38x).
+func TestMTPSignature(t *testing.T) {
+	pts, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		gpu     string
+		lay     Layout
+		in, out int
+		conc    float64
+	}
+	stp, mtp := map[key]Point{}, map[key]Point{}
+	n := 0
+	for _, p := range pts {
+		if p.Engine != "trtllm" || p.Model != "deepseek-v3" || p.Harness != HarnessInferenceMAX {
+			continue
+		}
+		lay, _ := engineLayout(p)
+		k := key{p.GPU, lay, p.Input, p.Output, p.Concurrency}
+		switch {
+		case imaxDSR1MTP(p) != "":
+			n++
+			if p.Measured < "2026-02-06" {
+				mtp[k] = p
+			}
+		case p.Measured == "2025-12-15":
+			stp[k] = p
+		}
+	}
+	if n != 62 {
+		t.Errorf("%d MTP points, want 62", n)
+	}
+	var ttft []float64
+	for k, m := range mtp {
+		s, ok := stp[k]
+		if !ok {
+			continue
+		}
+		ttft = append(ttft, m.TTFT/s.TTFT)
+		if r := m.TPOT / s.TPOT; r > 0.85 {
+			t.Errorf("%s against %s: TPOT %.2fx, want the shorter TPOT of MTP", m.ID, s.ID, r)
+		}
+	}
+	if len(ttft) != 28 {
+		t.Fatalf("%d pairs, want 28", len(ttft))
+	}
+	sort.Float64s(ttft)
+	if m := ttft[len(ttft)/2]; m < 1.2 {
+		t.Errorf("median TTFT %.2fx its twin without MTP, want the longer TTFT of MTP", m)
+	}
+}

@@ -17,17 +17,17 @@ func cases(t *testing.T) []Case {
 		t.Fatalf("%d points, want the 821 of measured-serving.csv", len(pts))
 	}
 	cs, skips := Cases(pts)
-	if len(cs) < 805 {
-		t.Fatalf("%d cases modeled, want at least 805 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
+	if len(cs) < 741 {
+		t.Fatalf("%d cases modeled, want at least 741 (skipped %d, first: %+v)", len(cs), len(skips), skips[0])
 	}
 	return cs
 }
 
-// Gates: the accuracy the defaults reach on the 805 priced rows (TTFT
-// median |error| 23.9%, TPOT 12.7%, signed medians -2.3% and -0.1%;
-// worst engine x generation group sglang x blackwell, TTFT 64.7%), and
-// with each engine held out (TTFT 24.9% sglang, 31.0% trtllm, 75.0% vllm;
-// TPOT 31.9%, 20.3%, 32.7%), just above. The InferenceMAX launch
+// Gates: the accuracy the defaults reach on the 741 priced rows (TTFT
+// median |error| 21.7%, TPOT 12.7%, signed medians -1.4% and -0.1%;
+// worst engine x generation group sglang x blackwell, TTFT 65.0%), and
+// with each engine held out (TTFT 25.1% sglang, 29.5% trtllm, 70.7% vllm;
+// TPOT 30.1%, 18.9%, 33.1%), just above. The InferenceMAX launch
 // scripts' settings (launchScript: TensorRT-LLM's batch waiting, ranks'
 // balancing, max_num_tokens and KV fractions, SGLang's receive interval,
 // the fp8 KV caches) took TTFT from 27.7% to 26.9%, TPOT from 12.9% to
@@ -37,22 +37,31 @@ func cases(t *testing.T) []Case {
 // leaving out the 12 SGLang B200 points that measured a cold start
 // (imaxSGLangColdStart; with them, at these defaults, 817 rows: TTFT
 // 24.4%, sglang x blackwell 76.5%) and refitting took TTFT to 23.9% and
-// held out to 25-75%. The FLOP shares are the
-// measured kernels' (costmodel.MeasuredKernelShares), not fitted, the
+// held out to 25-75%; leaving out the 62 TensorRT-LLM DeepSeek-R1
+// points that ran MTP speculative decoding (imaxDSR1MTP; with them, at
+// these defaults, 805 rows: TTFT 23.4%, TPOT 13.2%; their 145
+// TensorRT-LLM DeepSeek rows TTFT 38.2%, signed -36.2%) and refitting
+// took TTFT to 21.7% and held out to 25-71%; leaving out the 6 GB200
+// points, disaggregated Dynamo runs recorded as aggregated
+// (imaxGB200Disaggregated; 4 of them were not modeled), moved no
+// fitted parameter and took trtllm x blackwell's TTFT from 37.6% to
+// 34.8%. The FLOP shares are the measured kernels'
+// (costmodel.MeasuredKernelShares), not fitted, the
 // routed experts' included: against the fitted shares TTFT gains 1.3
 // points and TPOT 1.4, while TTFT's signed median moves from -1.6% to
 // -3.1% (Blackwell's TTFT, too short with its kernels' speed, is not
 // compute). The targets (15% and +-8%, 20% held out) are
-// printed; TTFT misses them. Part of the miss is the data: the 29 pairs
-// of rows that repeat one deployment (same engine version, formats,
-// layout, load) differ by a median 37% in TTFT and in TPOT, so even
-// their mean would miss each by about 17%.
+// printed; TTFT misses them. Part of the miss is the data: the rows
+// that repeat one deployment (same engine version, formats, layout,
+// load; 4 pairs once the MTP points, 28 of whose twins without MTP
+// seemed repeats, are left out) differ by a median 9% in TTFT and 28%
+// in TPOT.
 const (
-	gateTTFT     = 0.245
+	gateTTFT     = 0.22
 	gateTPOT     = 0.13
 	gateSigned   = 0.035
 	gateGroup    = 0.66 // any engine x generation group of >= 10 rows
-	gateHeldTTFT = 0.78
+	gateHeldTTFT = 0.73
 	gateHeldTPOT = 0.34
 )
 
@@ -60,8 +69,8 @@ const (
 // fails when the overall or per-group accuracy regresses.
 func TestAccuracy(t *testing.T) {
 	res, skips := Evaluate(cases(t), Defaults())
-	if len(res) < 805 {
-		t.Fatalf("%d rows priced, want at least 805 (%d could not be: %+v)", len(res), len(skips), skips)
+	if len(res) < 741 {
+		t.Fatalf("%d rows priced, want at least 741 (%d could not be: %+v)", len(res), len(skips), skips)
 	}
 	all := Summarize(res, Overall)[0]
 	t.Logf("overall %d rows: TTFT median |err| %.1f%% (signed %+.1f%%), TPOT %.1f%% (%+.1f%%); targets 15%% and +-8%%",
