@@ -43,6 +43,16 @@ type Engine struct {
 	// per-kernel launch cost; without them every kernel of every layer
 	// adds KernelLaunch.
 	CUDAGraphs bool `json:"cuda_graphs"`
+	// DecodeOnlyGraphs keeps the CUDA graphs to the steps that only
+	// decode: a step with a prefill chunk in it runs eagerly and adds
+	// KernelLaunch for every kernel of every layer (vLLM V1's
+	// cudagraph_mode FULL_DECODE_ONLY, "full CUDA Graph for uniform
+	// decode, no cudagraph for prefill/mixed", vLLM
+	// docs/design/cuda_graphs.md; with splitting_ops [] there are no
+	// piecewise graphs to fall back to). The default FULL_AND_PIECEWISE
+	// and PIECEWISE graph everything but the attention, which the model
+	// prices as graphed.
+	DecodeOnlyGraphs bool `json:"decode_only_graphs,omitempty"`
 	// MemoryFraction is the share of the driver-reported HBM the engine
 	// takes for weights, activations and KV cache (vLLM's
 	// gpu_memory_utilization 0.9).

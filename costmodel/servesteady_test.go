@@ -161,3 +161,26 @@ func TestNoCUDAGraphs(t *testing.T) {
 		t.Errorf("launch cost per step %.4g s, want 1.28 ms", d)
 	}
 }
+
+// TestDecodeOnlyGraphs: with graphs for the decode-only steps alone
+// (vLLM's FULL_DECODE_ONLY) a step with a prefill chunk pays the ten
+// launches per layer, 1.28 ms for Llama 3.1 8B, and a decode step none.
+func TestDecodeOnlyGraphs(t *testing.T) {
+	m, _ := LookupModel("llama3.1-8b")
+	c := cluster(t, "h100-sxm", 1)
+	s := ServePlan{TP: 1, PP: 1, Replicas: 1, Weights: DTypeBF16, KV: DTypeBF16}
+	l := ServeLoad{InputTokens: 512, OutputTokens: 128, Concurrency: 4}
+	e := Engines["vllm"]
+	with, err := EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.DecodeOnlyGraphs = true
+	decodeOnly, _ := EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
+	if d := float64(decodeOnly.Chunked.Overhead - with.Chunked.Overhead); !within(d, 1.28e-3, 1e-9) {
+		t.Errorf("launch cost of a mixed step %.4g s, want 1.28 ms", d)
+	}
+	if decodeOnly.Decode.Overhead != with.Decode.Overhead {
+		t.Errorf("decode step overhead %v, want the graphed %v", decodeOnly.Decode.Overhead, with.Decode.Overhead)
+	}
+}

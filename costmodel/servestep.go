@@ -76,7 +76,7 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 		}
 	}
 	t.Overhead = b.eng.StepOverhead
-	if !b.eng.CUDAGraphs {
+	if !b.eng.CUDAGraphs || (b.eng.DecodeOnlyGraphs && chunk > 0) {
 		t.Overhead += KernelLaunch * hardware.Seconds(kernelsPerLayer*b.m.Layers/b.s.PP)
 	}
 	t.Total = t.Linear + t.DecodeAttention + t.PrefillAttention + t.Communication + t.Overhead

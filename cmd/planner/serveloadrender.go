@@ -83,6 +83,9 @@ func describeEngine(e costmodel.Engine) string {
 	graphs := "off"
 	if e.CUDAGraphs {
 		graphs = "on"
+		if e.DecodeOnlyGraphs {
+			graphs = "on for decode-only steps (steps with a prefill chunk launch every kernel)"
+		}
 	}
 	mixed := "prefill batches alone"
 	if e.MixedPrefill {

@@ -36,7 +36,16 @@ import (
 // vLLM, Llama 3.1 70B (70b_fp8_h100_slurm.sh, 70b_fp8_h200_slurm.sh,
 // 70b_fp4_b200_docker.sh, 70b_fp8_b200_docker.sh, to 2025-10-29):
 // kv-cache-dtype fp8, max-num-batched-tokens 8192, image
-// vllm/vllm-openai:v0.10.2 (.github/workflows). vLLM, gpt-oss-120b on
+// vllm/vllm-openai:v0.10.2 (.github/workflows/70b-tmpl.yml at
+// 9596d23d, 2025-10-29, for H100, H200 and B200 alike). On B200 alone
+// (70b_fp8_b200_docker.sh from 425f74d5, 2025-09-12, lines 20-28 at
+// 9596d23d; 70b_fp4_b200_docker.sh from 27f29acb, 2025-09-21, line 34):
+// compilation-config cudagraph_mode FULL_DECODE_ONLY with splitting_ops
+// [], so only the steps that only decode replay a CUDA graph and a step
+// with a prefill chunk runs eagerly (vLLM docs/design/cuda_graphs.md:
+// "full CUDA Graph for uniform decode, no cudagraph for prefill/mixed";
+// Engine.DecodeOnlyGraphs); the Hopper scripts set none (piecewise
+// graphs for the mixed steps). vLLM, gpt-oss-120b on
 // B200 (gptoss_fp4_b200_docker.sh, single_node/gptoss_fp4_b200.sh):
 // kv-cache-dtype fp8 from 2025-12-08 on (auto before, and on H100 and
 // H200 throughout).
@@ -220,6 +229,10 @@ func launchScript(p Point) script {
 		if p.GPU == "h100-sxm" || p.GPU == "h200" {
 			s.engine.FP8KVAtBF16 = true
 			s.note(srcIMAXLlamaVLLM, "vllm/vllm-openai:v0.10.2: the fp8 cache read at the bf16 cost on Hopper (FP8KVAtBF16)")
+		}
+		if p.GPU == "b200" {
+			s.engine.DecodeOnlyGraphs = true
+			s.note(srcIMAXLlamaVLLM, "cudagraph_mode FULL_DECODE_ONLY, splitting_ops [] on B200: a step with a prefill chunk runs without CUDA graphs (DecodeOnlyGraphs)")
 		}
 	case "vllm gpt-oss-120b":
 		if p.GPU == "b200" && p.Measured >= imaxGptossFP8KVFrom {
