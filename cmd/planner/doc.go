@@ -380,7 +380,9 @@
 // until the step's tokens reach R of the prefill budget) and, with
 // attention data parallelism, --adp-balance-iters N (until every rank
 // has a prompt); SGLang's --recv-interval N takes new requests in every
-// N decode steps. With --ttft and --tpot it finds, for
+// N decode steps; --decode-only-graphs keeps CUDA graphs to the steps
+// that only decode (vLLM's FULL_DECODE_ONLY), a step with a prefill
+// chunk paying its launches. With --ttft and --tpot it finds, for
 // every layout (--tp and --pp pin it; tensor parallelism reaches the
 // NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
 // targets at the load, and ranks them by GPU-seconds per output token.

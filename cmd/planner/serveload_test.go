@@ -145,3 +145,36 @@ func TestServeLoadPastMaxSeq(t *testing.T) {
 		t.Errorf("within the limit: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestServeLoadDecodeOnlyGraphs: --decode-only-graphs sets the engine's
+// DecodeOnlyGraphs (steps with a prefill chunk pay their launches), so
+// the time to first token grows, and the JSON says so.
+func TestServeLoadDecodeOnlyGraphs(t *testing.T) {
+	args := []string{"serve", "--model", "llama3.1-70b", "--gpu", "b200", "--input-tokens", "1024", "--output-tokens", "1024",
+		"--concurrency", "32", "--tp", "4", "--json"}
+	ttft := func(extra ...string) (float64, bool) {
+		code, out, errs := runCLI(t, append(args, extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var r struct {
+			Engine struct {
+				DecodeOnly bool `json:"decode_only_graphs"`
+			} `json:"engine"`
+			Layouts []struct {
+				Latency struct {
+					TTFT float64 `json:"ttft_s"`
+				} `json:"latency"`
+			} `json:"layouts"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Layouts) == 0 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return r.Layouts[0].Latency.TTFT, r.Engine.DecodeOnly
+	}
+	graphed, on := ttft()
+	eager, onNow := ttft("--decode-only-graphs")
+	if on || !onNow || !(eager > graphed) {
+		t.Errorf("TTFT %g s (decode-only %v) then %g s (decode-only %v): want the flag set and a slower first token", graphed, on, eager, onNow)
+	}
+}
