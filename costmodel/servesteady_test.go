@@ -143,9 +143,10 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// TestNoCUDAGraphs: without graphs each of a layer's ten kernels costs
-// one launch, 10 x 32 x 4 µs = 1.28 ms per step for Llama 3.1 8B.
-func TestNoCUDAGraphs(t *testing.T) {
+// launchPair estimates Llama 3.1 8B on one H100 under vLLM (512 + 128
+// tokens, 4 in flight) with the preset and with set applied to it.
+func launchPair(t *testing.T, set func(*Engine)) (with, changed *ServeLatency) {
+	t.Helper()
 	m, _ := LookupModel("llama3.1-8b")
 	c := cluster(t, "h100-sxm", 1)
 	s := ServePlan{TP: 1, PP: 1, Replicas: 1, Weights: DTypeBF16, KV: DTypeBF16}
@@ -155,8 +156,18 @@ func TestNoCUDAGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.CUDAGraphs = false
-	without, _ := EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
+	set(&e)
+	changed, err = EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return with, changed
+}
+
+// TestNoCUDAGraphs: without graphs each of a layer's ten kernels costs
+// one launch, 10 x 32 x 4 µs = 1.28 ms per step for Llama 3.1 8B.
+func TestNoCUDAGraphs(t *testing.T) {
+	with, without := launchPair(t, func(e *Engine) { e.CUDAGraphs = false })
 	if d := float64(without.Decode.Overhead - with.Decode.Overhead); !within(d, 1.28e-3, 1e-9) {
 		t.Errorf("launch cost per step %.4g s, want 1.28 ms", d)
 	}
@@ -166,17 +177,7 @@ func TestNoCUDAGraphs(t *testing.T) {
 // (vLLM's FULL_DECODE_ONLY) a step with a prefill chunk pays the ten
 // launches per layer, 1.28 ms for Llama 3.1 8B, and a decode step none.
 func TestDecodeOnlyGraphs(t *testing.T) {
-	m, _ := LookupModel("llama3.1-8b")
-	c := cluster(t, "h100-sxm", 1)
-	s := ServePlan{TP: 1, PP: 1, Replicas: 1, Weights: DTypeBF16, KV: DTypeBF16}
-	l := ServeLoad{InputTokens: 512, OutputTokens: 128, Concurrency: 4}
-	e := Engines["vllm"]
-	with, err := EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.DecodeOnlyGraphs = true
-	decodeOnly, _ := EstimateServeLoad(m, c, s, l, e, DefaultAssumptions())
+	with, decodeOnly := launchPair(t, func(e *Engine) { e.DecodeOnlyGraphs = true })
 	if d := float64(decodeOnly.Chunked.Overhead - with.Chunked.Overhead); !within(d, 1.28e-3, 1e-9) {
 		t.Errorf("launch cost of a mixed step %.4g s, want 1.28 ms", d)
 	}
