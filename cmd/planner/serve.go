@@ -56,18 +56,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	switch {
-	case f.json:
-		err = writeJSON(stdout, r)
-	case f.markdown:
-		writeServeResult(stdout, q, r, f.top, markdownStyle)
-	default:
-		writeServeResult(stdout, q, r, f.top, f.textStyle())
-	}
-	if err == nil && r.Best() == nil {
-		err = errNothingFits
-	}
-	return err
+	return f.writeServeAnswer(stdout, r, r.Best() != nil, func(s tableStyle) { writeServeResult(stdout, q, r, f.top, s) })
 }
 
 // textStyle is the text layout --wide asks for.

@@ -68,11 +68,5 @@ func (f *serveCmdFlags) runServeDisagg(set map[string]bool, q search.LoadQuery, 
 	if err != nil {
 		return badInput(err)
 	}
-	if err := f.writeServeAnswer(stdout, r, func(s tableStyle) { writeDisaggResult(stdout, d, r, f.top, s) }); err != nil {
-		return err
-	}
-	if r.Best() == nil {
-		return errNothingFits
-	}
-	return nil
+	return f.writeServeAnswer(stdout, r, r.Best() != nil, func(s tableStyle) { writeDisaggResult(stdout, d, r, f.top, s) })
 }

@@ -186,13 +186,7 @@ func (f *serveCmdFlags) runServeLoad(set map[string]bool, stdout, stderr io.Writ
 	if err != nil {
 		return badInput(err)
 	}
-	if err := f.writeServeAnswer(stdout, r, func(s tableStyle) { writeLoadResult(stdout, q, r, f.top, s) }); err != nil {
-		return err
-	}
-	if r.Best() == nil {
-		return errNothingFits
-	}
-	return nil
+	return f.writeServeAnswer(stdout, r, r.Best() != nil, func(s tableStyle) { writeLoadResult(stdout, q, r, f.top, s) })
 }
 
 // warnPastMaxSeq warns when a request's prompt and output run past the
@@ -206,15 +200,20 @@ func warnPastMaxSeq(stderr io.Writer, q search.LoadQuery) {
 }
 
 // writeServeAnswer prints answer r as JSON, Markdown or text (text
-// renders the latter two in a style).
-func (f *serveCmdFlags) writeServeAnswer(stdout io.Writer, r any, text func(tableStyle)) error {
+// renders the latter two in a style); an answer that met no target
+// (met false) then ends in errNothingFits, so the CLI exits 1.
+func (f *serveCmdFlags) writeServeAnswer(stdout io.Writer, r any, met bool, text func(tableStyle)) error {
+	var err error
 	switch {
 	case f.json:
-		return writeJSON(stdout, r)
+		err = writeJSON(stdout, r)
 	case f.markdown:
 		text(markdownStyle)
 	default:
 		text(f.textStyle())
 	}
-	return nil
+	if err == nil && !met {
+		err = errNothingFits
+	}
+	return err
 }
