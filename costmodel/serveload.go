@@ -31,6 +31,13 @@ type ServeLoad struct {
 	EqualLengths bool    `json:"equal_lengths,omitempty"`
 }
 
+// The largest load a ServeLoad describes: past these the fixed point's
+// arithmetic loses meaning long before any deployment could run it.
+const (
+	maxConcurrency = 1 << 30
+	maxRate        = 1e9
+)
+
 // Validate checks the load.
 func (l ServeLoad) Validate() error {
 	switch {
@@ -40,8 +47,10 @@ func (l ServeLoad) Validate() error {
 		return fmt.Errorf("costmodel: output tokens %d is not in [1, %d]", l.OutputTokens, maxSeq-l.InputTokens)
 	case (l.Concurrency > 0) == (l.Rate > 0):
 		return fmt.Errorf("costmodel: give a concurrency or a rate, not both or neither (concurrency %g, rate %g)", l.Concurrency, l.Rate)
-	case l.Concurrency < 0 || l.Rate < 0 || l.Concurrency > 1<<30 || l.Rate > 1e9 || math.IsNaN(l.Concurrency+l.Rate):
-		return fmt.Errorf("costmodel: concurrency %g and rate %g must be positive and finite", l.Concurrency, l.Rate)
+	case l.Concurrency < 0 || l.Concurrency > maxConcurrency || math.IsNaN(l.Concurrency):
+		return fmt.Errorf("costmodel: concurrency %g is not in (0, %d] requests in flight", l.Concurrency, maxConcurrency)
+	case l.Rate < 0 || l.Rate > maxRate || math.IsNaN(l.Rate):
+		return fmt.Errorf("costmodel: rate %g is not in (0, %g] requests/s", l.Rate, maxRate)
 	case l.Rounds != 0 && !(l.Rounds >= 1 && l.Rounds <= 1e9):
 		return fmt.Errorf("costmodel: rounds %g is not 0 (a long run) or in [1, 1e9] requests per client", l.Rounds)
 	case l.Rounds != 0 && l.Rate > 0:

@@ -39,7 +39,7 @@ func (f *exportFlags) register(fs *flag.FlagSet) {
 
 // parseWithPlan parses flags around one positional argument, the plan.
 func parseWithPlan(fs *flag.FlagSet, args []string) (string, error) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseQuietly(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return "", err
 		}
@@ -49,7 +49,7 @@ func parseWithPlan(fs *flag.FlagSet, args []string) (string, error) {
 		return "", badInputf("give the plan to export, as search prints it (e.g. tp8-pp16v2-cp1-dp1-zero1-sp-selective-mb1)")
 	}
 	plan := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
+	if err := parseQuietly(fs, fs.Args()[1:]); err != nil {
 		return "", badInput(err)
 	}
 	if fs.NArg() > 0 {

@@ -25,6 +25,8 @@ var hostileInputs = []hostile{
 	{"estimate --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes of 8 GPUs is not in [1, 1048576] GPUs"},
 	{"search --model llama3-8b --nodes 2305843009213693953", 2, "2305843009213693953 nodes"},
 	{"serve --model llama3-8b --users 10000", 0, ""},
+	{"serve --model llama3.1-8b --rate 1e12", 2, "rate 1e+12 is not in (0, 1e+09] requests/s"},
+	{"serve --model llama3.1-8b --concurrency 2e9", 2, "concurrency 2e+09 is not in (0, 1073741824] requests in flight"},
 	{"estimate --model llama3-8b --pp 33", 2, "pp=33 exceeds the 32 layers"},
 	{"estimate --model llama3-8b --tp abc", 2, `--tp "abc": want an integer`},
 	{"estimate --model llama3-8b --sp=maybe", 2, `--sp "maybe": want true or false`},
@@ -113,7 +115,8 @@ func TestClusterFileOverflow(t *testing.T) {
 // TestFlagTypoIsShort: a bad flag value prints one line naming the flag,
 // the value and what is valid, and where help is; not the whole usage.
 func TestFlagTypoIsShort(t *testing.T) {
-	for _, line := range []string{"estimate --model llama3-8b --tp abc", "search --model llama3-8b --zero x", "serve --model llama3-8b --users many", "validate --bogus"} {
+	for _, line := range []string{"estimate --model llama3-8b --tp abc", "search --model llama3-8b --zero x", "serve --model llama3-8b --users many", "validate --bogus",
+		"export --model llama3-8b --to megatron --gpus 8", "export --model llama3-8b --to megatron tp2-pp1-cp1-dp4-zero1-none-mb1 --sq 5"} {
 		code, _, errs := runLine(t, line)
 		cmd := strings.Fields(line)[0]
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
