@@ -117,11 +117,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.62e-3, RequestOverhead: 47.7e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.69e-3, RequestOverhead: 47.5e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 7.88e-3, RequestOverhead: 271e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 5.88e-3, RequestOverhead: 274e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.51e-3, RequestOverhead: 128e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 3.64e-3, RequestOverhead: 129e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

@@ -9,9 +9,9 @@ import (
 // openingBurst is the start of a closed-loop benchmark on one replica:
 // R prompts arriving together at an idle engine.
 type openingBurst struct {
-	steps float64
-	step  BatchStep
-	ttft  float64
+	steps, last float64
+	step        BatchStep
+	ttft        float64
 }
 
 // burst prices the opening burst of a closed-loop run of load l with R
@@ -32,7 +32,7 @@ func (b batchModel) burst(l ServeLoad, R float64) openingBurst {
 	if B <= 0 {
 		B = math.Ceil(R) * I
 	}
-	o := openingBurst{steps: burstSteps(int(math.Ceil(R)), I, B)}
+	o := openingBurst{steps: burstSteps(int(math.Ceil(R)), I, B), last: math.Ceil(math.Ceil(R)*I/B - 1e-9)}
 	chunk := int(math.Min(B, math.Ceil(R)*I))
 	decodes := 0.0
 	if b.eng.MixedPrefill {
@@ -82,10 +82,41 @@ func (r *ServeLatency) addBurst(o openingBurst) {
 	r.TTFT = r.RequestOverhead + hardware.Seconds(1-r.BurstShare)*r.SteadyTTFT + hardware.Seconds(r.BurstShare)*r.BurstTTFT
 }
 
+// addBurstStall adds to TPOT what an opening burst's request loses
+// after its first token (BurstStall): its prompt is done after
+// BurstSteps steps on average, the burst's last after BurstLast, and
+// the steps between are the burst's. Without MixedPrefill they emit
+// nothing for it, since the scheduler runs a prefill batch whenever it
+// can form one and decodes only when it cannot (SGLang's
+// get_next_batch_to_run, "run prefill first if possible";
+// sgl-project/sglang#32549 measures the starvation), so each costs a
+// whole burst step; with MixedPrefill it decodes in them, each a burst
+// step instead of a decode step. The stall is spread over the
+// request's osl - 1 later tokens and weighed by BurstShare, as the
+// burst is in the TTFT (addBurst). Call it after the TPOT is set.
+func (r *ServeLatency) addBurstStall(o openingBurst) {
+	D := float64(r.Load.OutputTokens - 1)
+	if D <= 0 || r.BurstShare <= 0 {
+		return
+	}
+	n := max(o.last-o.steps, 0)
+	per := float64(o.step.Total)
+	if r.Engine.MixedPrefill {
+		n, per = min(n, D), max(float64(o.step.Total-r.Decode.Total), 0)
+	}
+	r.BurstLast, r.BurstStall = o.last, hardware.Seconds(n*per)
+	r.TPOT += hardware.Seconds(r.BurstShare) * r.BurstStall / hardware.Seconds(D)
+	if r.TPOT > 0 {
+		r.TokensPerSecondPerUser = 1 / float64(r.TPOT)
+	}
+}
+
 // lockstepDecode is the decoding of rounds that are all bursts
 // (burstShare 1): the R requests of a round decode together with no
 // prefill joining until they all finish, so TPOT is the decode step at
-// batch R; the rounds' prefills are in their TTFT instead.
+// batch R; the rounds' prefills are in their TTFT, and the wait after a
+// request's first token for the round's last prefill is added by
+// addBurstStall.
 func (r *ServeLatency) lockstepDecode(b batchModel, R float64) {
 	r.Decode = b.step(R, r.MeanContext, 0, 0)
 	r.DecodeBatch, r.TPOT = R, r.Decode.Total

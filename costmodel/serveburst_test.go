@@ -57,22 +57,44 @@ func TestOpeningBurstTTFT(t *testing.T) {
 	if !within(float64(r.TTFT), want, 1e-12) || r.BurstTTFT <= r.SteadyTTFT || r.TTFT <= long.TTFT {
 		t.Errorf("TTFT %v, want %.6g s (burst %v, steady %v, long run %v)", r.TTFT, want, r.BurstTTFT, r.SteadyTTFT, long.TTFT)
 	}
-	if r.TPOT != long.TPOT {
-		t.Errorf("the burst moves TTFT only: TPOT %v, long run %v", r.TPOT, long.TPOT)
+	// The burst's early prompts decode in its remaining steps, each a
+	// burst step instead of a decode step: 16 - 8.5 = 7.5 of them.
+	stall := 7.5 * float64(r.Burst.Total-r.Decode.Total)
+	if r.BurstLast != 16 || !within(float64(r.BurstStall), stall, 1e-12) ||
+		!within(float64(r.TPOT), float64(long.TPOT)+0.1*stall/255, 1e-12) || r.TPOT <= long.TPOT {
+		t.Errorf("TPOT %v, want the long run's %v + 0.1 x stall %.4g s / 255 (last step %g, stall %v)",
+			r.TPOT, long.TPOT, stall, r.BurstLast, r.BurstStall)
 	}
 }
 
 // TestLockstepRounds: with equal lengths on SGLang every round is a
 // burst: TTFT is the request overhead + the burst's, and TPOT the
-// decode step of the whole batch, no prefill joining it.
+// decode step of the whole batch, no prefill joining it, plus the
+// round's prefills after a request's own: 32 prompts of 2048 tokens at
+// 8192 per step are done after 1, 1, 1, 1, 2, ..., 8 steps (mean 4.5,
+// last 8), so each request waits 3.5 burst steps on average after its
+// first token, spread over its 255 later tokens.
 func TestLockstepRounds(t *testing.T) {
 	l := ServeLoad{InputTokens: 2048, OutputTokens: 256, Concurrency: 32, Rounds: 10, EqualLengths: true}
 	r := loadOf(t, "llama3.1-8b", "h100-sxm", 1, DTypeBF16, l, "sglang")
 	if r.BurstShare != 1 || r.TTFT != r.RequestOverhead+r.BurstTTFT {
 		t.Errorf("TTFT %v, want request overhead %v + burst %v", r.TTFT, r.RequestOverhead, r.BurstTTFT)
 	}
-	if r.DecodeBatch != 32 || r.TPOT != r.Decode.Total || r.Decode.PrefillAttention != 0 {
-		t.Errorf("TPOT %v, want the decode step of 32 (%v, batch %g)", r.TPOT, r.Decode.Total, r.DecodeBatch)
+	stall := 3.5 * float64(r.Burst.Total)
+	if r.DecodeBatch != 32 || r.Decode.PrefillAttention != 0 || r.BurstSteps != 4.5 || r.BurstLast != 8 ||
+		!within(float64(r.TPOT), float64(r.Decode.Total)+stall/255, 1e-12) {
+		t.Errorf("TPOT %v, want the decode step of 32 (%v, batch %g) + %.4g s / 255 (burst steps %g, last %g)",
+			r.TPOT, r.Decode.Total, r.DecodeBatch, stall, r.BurstSteps, r.BurstLast)
+	}
+}
+
+// TestBurstStallOneToken: a request of one output token has no later
+// tokens to spread a stall over; its TPOT is the decode step's.
+func TestBurstStallOneToken(t *testing.T) {
+	l := ServeLoad{InputTokens: 2048, OutputTokens: 1, Concurrency: 32, Rounds: 10, EqualLengths: true}
+	r := loadOf(t, "llama3.1-8b", "h100-sxm", 1, DTypeBF16, l, "sglang")
+	if r.BurstStall != 0 || r.TPOT != r.Decode.Total {
+		t.Errorf("one output token: stall %v, TPOT %v, want 0 and the decode step %v", r.BurstStall, r.TPOT, r.Decode.Total)
 	}
 }
 

@@ -141,6 +141,12 @@ type ServeLatency struct {
 	// its last prompt token, Burst one such step.
 	BurstSteps float64   `json:"burst_steps,omitempty"`
 	Burst      BatchStep `json:"burst_step"`
+	// BurstLast is the steps until the burst's last prompt has its
+	// first token; BurstStall what a burst request loses between its
+	// own first token and then (addBurstStall), spread over its later
+	// tokens in TPOT.
+	BurstLast  float64          `json:"burst_last_steps,omitempty"`
+	BurstStall hardware.Seconds `json:"burst_stall_s,omitempty"`
 	// PrefillShare is the share of the engine's time prefill chunks add.
 	PrefillShare float64 `json:"prefill_share"`
 	ServeThroughput

@@ -49,10 +49,12 @@ func EstimateServeLoad(m *Model, c hardware.Cluster, s ServePlan, l ServeLoad, e
 	}
 	r.fill(st, reps, s.GPUs(), l)
 	if l.Concurrency > 0 && l.Rounds > 0 {
-		r.addBurst(b.burst(l, st.running))
+		o := b.burst(l, st.running)
+		r.addBurst(o)
 		if r.BurstShare == 1 {
 			r.lockstepDecode(b, st.running)
 		}
+		r.addBurstStall(o)
 	}
 	return r, nil
 }

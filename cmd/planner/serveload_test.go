@@ -178,3 +178,40 @@ func TestServeLoadDecodeOnlyGraphs(t *testing.T) {
 		t.Errorf("TTFT %g s (decode-only %v) then %g s (decode-only %v): want the flag set and a slower first token", graphed, on, eager, onNow)
 	}
 }
+
+// TestServeBurstStallItemized: a finite closed loop (--rounds) on an
+// engine without mixed prefill prints the opening burst's stall as a
+// term of TPOT, and the terms add up to the TPOT the JSON carries.
+func TestServeBurstStallItemized(t *testing.T) {
+	args := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--engine", "sglang", "--tp", "1",
+		"--concurrency", "32", "--input-tokens", "2048", "--output-tokens", "256", "--rounds", "10"}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 || !strings.Contains(out, "x opening-burst stall") || !strings.Contains(out, "/ 255 later tokens") {
+		t.Fatalf("exit %d (%s): no burst stall in TPOT:\n%s", code, errs, out)
+	}
+	code, js, errs := runCLI(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Layouts []struct {
+			Latency struct {
+				TPOT   float64 `json:"tpot_s"`
+				Stall  float64 `json:"burst_stall_s"`
+				Share  float64 `json:"burst_share"`
+				Steps  float64 `json:"burst_steps"`
+				Last   float64 `json:"burst_last_steps"`
+				Decode struct {
+					Total float64 `json:"total_s"`
+				} `json:"decode_step"`
+			} `json:"latency"`
+		} `json:"layouts"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Layouts) == 0 {
+		t.Fatalf("JSON: %v %s", err, js)
+	}
+	l := r.Layouts[0].Latency
+	if l.Stall <= 0 || l.Last <= l.Steps || l.TPOT <= l.Share*l.Stall/255 {
+		t.Errorf("burst stall %g s over steps %g to %g, TPOT %g s", l.Stall, l.Steps, l.Last, l.TPOT)
+	}
+}
