@@ -181,7 +181,8 @@ func TestServeLoadDecodeOnlyGraphs(t *testing.T) {
 
 // TestServeBurstStallItemized: a finite closed loop (--rounds) on an
 // engine without mixed prefill prints the opening burst's stall as a
-// term of TPOT, and the terms add up to the TPOT the JSON carries.
+// term of TPOT, and the JSON carries the stall, the burst's steps (its
+// requests' mean and its last) and a TPOT above the stall's share.
 func TestServeBurstStallItemized(t *testing.T) {
 	args := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--engine", "sglang", "--tp", "1",
 		"--concurrency", "32", "--input-tokens", "2048", "--output-tokens", "256", "--rounds", "10"}
