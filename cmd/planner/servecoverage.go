@@ -11,15 +11,16 @@ import (
 
 // servingResults are the serving calibration points priced with the
 // fitted defaults, computed once from the embedded measurements
-// (`planner validate --serving` prints the same rows).
-var servingResults = sync.OnceValue(func() []servingcal.Result {
+// (`planner validate --serving` prints the same rows), or why they
+// could not be read.
+var servingResults = sync.OnceValues(func() ([]servingcal.Result, error) {
 	pts, err := servingcal.Load()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	cases, _ := servingcal.Cases(pts)
 	res, _ := servingcal.Evaluate(cases, servingcal.Defaults())
-	return res
+	return res, nil
 })
 
 // servingCoverage says how many measured serving points back an answer
@@ -27,9 +28,13 @@ var servingResults = sync.OnceValue(func() []servingcal.Result {
 // engine on the GPU's generation with their error, and how many of them
 // are on that GPU in that format, or that the answer extrapolates.
 func servingCoverage(h search.ServeContext, gen costmodel.Generation) string {
+	results, err := servingResults()
+	if err != nil {
+		return fmt.Sprintf("the serving measurements could not be read (%v): the accuracy is unknown", err)
+	}
 	var group []servingcal.Result
 	exact := 0
-	for _, r := range servingResults() {
+	for _, r := range results {
 		if r.Engine != h.Engine.Name || r.Generation != gen {
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 // says so when there are none.
 func TestServingCoverage(t *testing.T) {
 	var want servingcal.Summary
-	for _, g := range servingcal.Summarize(servingResults(), servingcal.ByEngineGeneration) {
+	for _, g := range servingcal.Summarize(mustServingResults(t), servingcal.ByEngineGeneration) {
 		if g.Group == "vllm x hopper" {
 			want = g
 		}
@@ -27,4 +27,15 @@ func TestServingCoverage(t *testing.T) {
 	if got := servingCoverage(h, costmodel.Ampere); !strings.Contains(got, "extrapolated") {
 		t.Errorf("ampere: %q, want extrapolated", got)
 	}
+}
+
+// mustServingResults is servingResults, failing the test if the
+// embedded measurements cannot be read.
+func mustServingResults(t *testing.T) []servingcal.Result {
+	t.Helper()
+	res, err := servingResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
