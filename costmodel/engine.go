@@ -51,7 +51,11 @@ type Engine struct {
 	// docs/design/cuda_graphs.md; with splitting_ops [] there are no
 	// piecewise graphs to fall back to). The default FULL_AND_PIECEWISE
 	// and PIECEWISE graph everything but the attention, which the model
-	// prices as graphed.
+	// prices as graphed. SGLang graphs only its decode batches
+	// (python/sglang/srt/model_executor/forward_batch_info.py,
+	// ForwardMode.is_cuda_graph: DECODE, TARGET_VERIFY, IDLE; EXTEND and
+	// MIXED batches run eagerly unless --enable-piecewise-cuda-graph), so
+	// its preset sets it.
 	DecodeOnlyGraphs bool `json:"decode_only_graphs,omitempty"`
 	// MemoryFraction is the share of the driver-reported HBM the engine
 	// takes for weights, activations and KV cache (vLLM's
@@ -110,18 +114,18 @@ func (e Engine) kvReadScale(kv DType) float64 {
 // Engine presets and their sources.
 const (
 	srcVLLM   = "vLLM v0.10 EngineArgs: block_size 16, gpu_memory_utilization 0.9, chunked prefill with max_num_batched_tokens 8192 (V1 scheduler), CUDA graphs on"
-	srcSGLang = "SGLang v0.5 ServerArgs: page_size 1, mem_fraction_static 0.88 on 80-192 GB GPUs, chunked_prefill_size 8192, CUDA graphs on"
+	srcSGLang = "SGLang v0.5 ServerArgs: page_size 1, mem_fraction_static 0.88 on 80-192 GB GPUs, chunked_prefill_size 8192, CUDA graphs for decode batches only (ForwardMode.is_cuda_graph: decode, target_verify, idle; prefill and mixed batches run eagerly)"
 	srcTRT    = "TensorRT-LLM 1.0 KvCacheConfig/SchedulerConfig: tokens_per_block 32, free_gpu_memory_fraction 0.9, max_num_tokens 8192, GUARANTEED_NO_EVICT, CUDA graphs on"
 )
 
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.69e-3, RequestOverhead: 47.5e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.69e-3, RequestOverhead: 47.6e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 5.88e-3, RequestOverhead: 274e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
-		MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.64e-3, RequestOverhead: 129e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 5.13e-3, RequestOverhead: 303e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+		DecodeOnlyGraphs: true, MemoryFraction: 0.88},
+	"trtllm": {Name: "trtllm", StepOverhead: 3.66e-3, RequestOverhead: 130e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

@@ -108,7 +108,8 @@ type ServeLatency struct {
 	// output/2.
 	MeanContext float64 `json:"mean_context_tokens"`
 	// Decode is a step without prefill; Chunked one with a prefill chunk
-	// of ChunkTokens; Chunks the chunks of one prompt.
+	// of ChunkTokens (with the decodes under MixedPrefill, else alone);
+	// Chunks the chunks of one prompt.
 	Decode      BatchStep `json:"decode_step"`
 	Chunked     BatchStep `json:"chunked_step"`
 	ChunkTokens int       `json:"chunk_tokens"`

@@ -132,8 +132,9 @@ func (b batchModel) steady(l ServeLoad, conc float64, slots int) steadyState {
 	for range 60 {
 		tau0, queue0 := st.tau, st.queue
 		st.decode = b.step(st.batch, ctx, 0, 0)
-		st.chunked = b.step(st.batch, ctx, st.chunk, l.InputTokens)
-		t0, delta := float64(st.decode.Total), float64(st.chunked.Total-st.decode.Total)
+		var delta float64
+		st.chunked, delta = b.prefillStep(st.batch, ctx, st.chunk, l.InputTokens, st.decode)
+		t0 := float64(st.decode.Total)
 		st.prefill = n * float64(st.chunked.Total)
 		st.wait = b.eng.batchWait(t0, st.rate, st.batch, l.InputTokens, b.s.dp())
 		A := st.queue + st.wait + st.prefill
@@ -150,6 +151,22 @@ func (b batchModel) steady(l ServeLoad, conc float64, slots int) steadyState {
 		st.slot = (conc - R) / st.rate
 	}
 	return st
+}
+
+// prefillStep is the step that carries a prefill chunk of chunk tokens
+// of a prompt, and the time it adds to what the decodes see. With
+// MixedPrefill the chunk joins the batch's decode step and adds the
+// difference; without it (SGLang's default: a prefill batch runs alone
+// and the decodes wait for it, get_next_batch_to_run) the chunk is a
+// step of its own, weights, overhead and all, and the decodes wait for
+// the whole of it.
+func (b batchModel) prefillStep(batch, ctx float64, chunk, prompt int, decode BatchStep) (BatchStep, float64) {
+	if b.eng.MixedPrefill {
+		t := b.step(batch, ctx, chunk, prompt)
+		return t, float64(t.Total - decode.Total)
+	}
+	t := b.step(0, ctx, chunk, prompt)
+	return t, float64(t.Total)
 }
 
 // cycleStep is the mean step time tau a decoding request sees when each

@@ -381,8 +381,10 @@
 // attention data parallelism, --adp-balance-iters N (until every rank
 // has a prompt); SGLang's --recv-interval N takes new requests in every
 // N decode steps; --decode-only-graphs keeps CUDA graphs to the steps
-// that only decode (vLLM's FULL_DECODE_ONLY), a step with a prefill
-// chunk paying its launches. With --ttft and --tpot it finds, for
+// that only decode (vLLM's FULL_DECODE_ONLY; SGLang's default), a step
+// with a prefill chunk paying its launches; --mixed-prefill runs prefill
+// chunks in the decodes' steps (SGLang's --enable-mixed-chunk; vLLM's
+// and TensorRT-LLM's default). With --ttft and --tpot it finds, for
 // every layout (--tp and --pp pin it; tensor parallelism reaches the
 // NVLink domain, 72 on GB200 NVL72), the fewest replicas that meet both
 // targets at the load, and ranks them by GPU-seconds per output token.

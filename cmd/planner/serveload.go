@@ -26,6 +26,7 @@ type loadFlags struct {
 	balanceIters      int
 	recvInterval      int
 	decodeOnlyGraphs  bool
+	mixedPrefill      bool
 	tp, pp            int
 	dp, ep            int
 	ttft, tpot        time.Duration
@@ -36,7 +37,7 @@ type loadFlags struct {
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
 	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction",
-	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "recv-interval", "decode-only-graphs", "tp", "pp", "dp-attention", "ep", "ttft", "tpot",
+	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "recv-interval", "decode-only-graphs", "mixed-prefill", "tp", "pp", "dp-attention", "ep", "ttft", "tpot",
 	"disaggregated", "prefill-tp", "prefill-pp", "decode-tp", "decode-pp"}
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
@@ -54,7 +55,8 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.waitRatio, "batch-wait-token-ratio", -1, "serving under load, with --batch-wait-iters: stop holding once the step's tokens reach this share of the prefill budget (TensorRT-LLM batch_wait_max_tokens_ratio; 0: off)")
 	fs.IntVar(&f.balanceIters, "adp-balance-iters", -1, "serving under load, with --dp-attention: hold new prompts until every attention-DP rank has one, up to this many steps (TensorRT-LLM attention_dp_config enable_balance, timeout_iters; 0: off, the default)")
 	fs.IntVar(&f.recvInterval, "recv-interval", -1, "serving under load: the scheduler takes in new requests every this many decode steps (SGLang --scheduler-recv-interval; 1: every step, the default)")
-	fs.BoolVar(&f.decodeOnlyGraphs, "decode-only-graphs", false, "serving under load: CUDA graphs for the decode-only steps alone, a step with a prefill chunk running eagerly (vLLM cudagraph_mode FULL_DECODE_ONLY; default: the engine's, graphs for every step)")
+	fs.BoolVar(&f.decodeOnlyGraphs, "decode-only-graphs", false, "serving under load: CUDA graphs for the decode-only steps alone, a step with a prefill chunk running eagerly (vLLM cudagraph_mode FULL_DECODE_ONLY; default: the engine's, SGLang's decode batches only, vLLM's and TensorRT-LLM's every step; =false graphs every step)")
+	fs.BoolVar(&f.mixedPrefill, "mixed-prefill", false, "serving under load: prefill chunks run in the same steps as the decodes (SGLang --enable-mixed-chunk; default: the engine's, on for vLLM and TensorRT-LLM, off for SGLang; =false runs prefill batches alone)")
 	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
 	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
 	fs.IntVar(&f.dp, "dp-attention", 0, "serving under load, MoE models: attention data-parallel ranks per replica (attention replicated, each rank its own requests and KV cache; a stage spans tp x dp GPUs)")
@@ -127,6 +129,9 @@ func (f *loadFlags) resolveEngine(set map[string]bool, blockTokens int) (costmod
 	}
 	if set["decode-only-graphs"] {
 		e.DecodeOnlyGraphs = f.decodeOnlyGraphs
+	}
+	if set["mixed-prefill"] {
+		e.MixedPrefill = f.mixedPrefill
 	}
 	if set["block-size"] {
 		e.BlockTokens = blockTokens

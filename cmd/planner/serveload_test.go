@@ -216,3 +216,34 @@ func TestServeBurstStallItemized(t *testing.T) {
 		t.Errorf("burst stall %g s over steps %g to %g, TPOT %g s", l.Stall, l.Steps, l.Last, l.TPOT)
 	}
 }
+
+// TestServeLoadMixedPrefill: SGLang runs a prefill batch alone by
+// default, a step of its own the decodes wait for; --mixed-prefill (its
+// --enable-mixed-chunk) puts the chunk into the decodes' step, and the
+// text and the JSON say which.
+func TestServeLoadMixedPrefill(t *testing.T) {
+	args := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--engine", "sglang", "--tp", "1",
+		"--concurrency", "32", "--input-tokens", "2048", "--output-tokens", "256"}
+	for _, c := range []struct {
+		extra []string
+		text  string
+		mixed bool
+	}{
+		{nil, "2048-token prefill chunk runs alone in a step of", false},
+		{[]string{"--mixed-prefill"}, "a step with a 2048-token prefill chunk takes", true},
+	} {
+		code, out, errs := runCLI(t, append(args, c.extra...)...)
+		if code != 0 || !strings.Contains(out, c.text) {
+			t.Errorf("%v: exit %d (%s), want %q in:\n%s", c.extra, code, errs, c.text, out)
+		}
+		code, js, errs := runCLI(t, append(append(args, c.extra...), "--json")...)
+		var r struct {
+			Engine struct {
+				Mixed bool `json:"mixed_prefill"`
+			} `json:"engine"`
+		}
+		if code != 0 || json.Unmarshal([]byte(js), &r) != nil || r.Engine.Mixed != c.mixed {
+			t.Errorf("%v: exit %d (%s), engine.mixed_prefill %v, want %v", c.extra, code, errs, r.Engine.Mixed, c.mixed)
+		}
+	}
+}

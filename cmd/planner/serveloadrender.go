@@ -162,8 +162,13 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 		v.Running, v.DecodeBatch, v.Slots, v.AdmitTokens)
 	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
 		v.Decode.Total, v.Decode.Linear, v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)
-	line(w, s, "a step with a %d-token prefill chunk takes %v (prefill attention %v); a prompt takes %s",
-		v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
+	if v.Engine.MixedPrefill {
+		line(w, s, "a step with a %d-token prefill chunk takes %v (prefill attention %v); a prompt takes %s",
+			v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
+	} else {
+		line(w, s, "a %d-token prefill chunk runs alone in a step of %v (prefill attention %v), the decodes waiting; a prompt takes %s",
+			v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
+	}
 	if v.BurstShare > 0 {
 		line(w, s, "TTFT %v = request overhead %v + %.3g x steady %v + %.3g x opening burst %v (%.3g steps of %v on average)",
 			v.TTFT, v.RequestOverhead, 1-v.BurstShare, v.SteadyTTFT, v.BurstShare, v.BurstTTFT, v.BurstSteps, v.Burst.Total)

@@ -34,7 +34,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 5.83
+const sweepRounds = 5.97
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {

@@ -18,10 +18,13 @@ var measuredCSV []byte
 
 // Point is one measured serving point of measured-serving.csv.
 type Point struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	GPU     string `json:"gpu"`
-	Engine  string `json:"engine"`
+	ID     string `json:"id"`
+	Model  string `json:"model"`
+	GPU    string `json:"gpu"`
+	Engine string `json:"engine"`
+	// Version is the engine's release (backend_version; blank when not
+	// recorded).
+	Version string `json:"backend_version,omitempty"`
 	Weights string `json:"weights_dtype"`
 	// Quant and MoEQuant are the source's gemm_quant_mode and
 	// moe_quant_mode (nvfp4, fp8, fp8_block...).
@@ -118,6 +121,9 @@ func parsePoint(rec []string, col map[string]int) (Point, error) {
 		Quant: get("gemm_quant_mode"), KV: get("kv_dtype"), Harness: harness(get("id"))}
 	if _, ok := col["moe_quant_mode"]; ok {
 		p.MoEQuant = get("moe_quant_mode")
+	}
+	if _, ok := col["backend_version"]; ok {
+		p.Version = get("backend_version")
 	}
 	if _, ok := col["measured"]; ok {
 		p.Measured = get("measured")[:min(len(get("measured")), len("2006-01-02"))]

@@ -210,7 +210,8 @@ func (s *script) fp8KV(source string) {
 // launchScript is the settings of point p's launch script.
 func launchScript(p Point) script {
 	s := script{engine: costmodel.Engines[p.Engine]}
-	if p.Harness != HarnessInferenceMAX {
+	if p.Harness == HarnessSweep {
+		s.aicSweep(p)
 		return s
 	}
 	switch p.Engine + " " + p.Model {
