@@ -31,7 +31,7 @@ func cases(t *testing.T) []Case {
 // ran --enable-mixed-chunk (aicSweep), and SGLang graphs only its decode
 // batches (its preset's DecodeOnlyGraphs), a prefill batch alone a step
 // of its own (prefillStep): sglang x hopper's TTFT went from 20.4% to
-// 17.2% (its 16 Llama 3.1 8B H200 points from +318% to +14%), TTFT
+// 17.2% (its 16 Llama 3.1 8B H200 points from +318% to +17%), TTFT
 // overall from 21.6% to 21.3%, the held-out SGLang TTFT from 25.1% to
 // 21.5% and the held-out TPOT from 12.9%, 13.7% and 26.1% to 10.0%,
 // 12.5% and 23.0%; the refit raised SGLang's request overhead from 274
