@@ -105,10 +105,21 @@ func (r *ServeLatency) addBurstStall(o openingBurst) {
 		n, per = min(n, D), max(float64(o.step.Total-r.Decode.Total), 0)
 	}
 	r.BurstLast, r.BurstStall = o.last, hardware.Seconds(n*per)
-	r.TPOT += hardware.Seconds(r.BurstShare) * r.BurstStall / hardware.Seconds(D)
+	r.TPOT += r.BurstStallPerToken()
 	if r.TPOT > 0 {
 		r.TokensPerSecondPerUser = 1 / float64(r.TPOT)
 	}
+}
+
+// BurstStallPerToken is the part of TPOT the opening burst's stall
+// adds (addBurstStall): BurstShare x BurstStall over the request's
+// osl - 1 later tokens; 0 without a stall.
+func (r *ServeLatency) BurstStallPerToken() hardware.Seconds {
+	D := r.Load.OutputTokens - 1
+	if r.BurstStall <= 0 || D <= 0 {
+		return 0
+	}
+	return hardware.Seconds(r.BurstShare) * r.BurstStall / hardware.Seconds(D)
 }
 
 // lockstepDecode is the decoding of rounds that are all bursts

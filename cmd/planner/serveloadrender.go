@@ -178,7 +178,7 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 		line(w, s, "TTFT %v = request overhead %v + slot wait %v + queue wait %v%s + step under way %v + own prefill %v",
 			v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, schedulerWaitText(v), v.StepWait, v.Prefill)
 	}
-	if stall := burstStallTPOT(v); stall > 0 {
+	if stall := v.BurstStallPerToken(); stall > 0 {
 		line(w, s, "TPOT %v = the mean step a decoding request sees %v + %.3g x opening-burst stall %v (its steps %.3g to %.3g, between its own first token and the burst's last) / %d later tokens; prefill chunks add %.1f%% of the engine's time",
 			v.TPOT, v.TPOT-stall, v.BurstShare, v.BurstStall, v.BurstSteps, v.BurstLast, v.Load.OutputTokens-1, 100*v.PrefillShare)
 	} else {
@@ -186,16 +186,6 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 	}
 	line(w, s, "throughput %.0f output tokens/s (%.0f per GPU, %.1f per user) at %.3g requests/s; cost %.3g GPU-seconds per token; at most %.3g requests/s",
 		v.TokensPerSecond, v.TokensPerSecondPerGPU, v.TokensPerSecondPerUser, v.Rate, v.GPUSecondsPerToken, v.MaxRate)
-}
-
-// burstStallTPOT is the part of TPOT the opening burst's stall adds
-// (costmodel addBurstStall), 0 without one.
-func burstStallTPOT(v *costmodel.ServeLatency) hardware.Seconds {
-	D := v.Load.OutputTokens - 1
-	if v.BurstStall <= 0 || D <= 0 {
-		return 0
-	}
-	return hardware.Seconds(v.BurstShare) * v.BurstStall / hardware.Seconds(D)
 }
 
 // schedulerWaitText is " + scheduler wait X" when the engine holds prompts
