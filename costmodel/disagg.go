@@ -177,7 +177,7 @@ func (e disaggModel) atConcurrency(conc float64) *DisaggLatency {
 
 // fill adds up the latencies and the throughput.
 func (r *DisaggLatency) fill() {
-	r.RequestOverhead = r.Engine.RequestOverhead
+	r.RequestOverhead = r.Engine.PerRequestOverhead()
 	r.QueueWait, r.PrefillTime, r.KVTime = r.Prefill.QueueWait, r.Prefill.Prefill, r.Transfer.Time
 	r.PrefillTTFT = r.RequestOverhead + r.SlotWait + r.QueueWait + r.PrefillTime
 	r.TTFT = r.PrefillTTFT + r.KVTime

@@ -24,6 +24,12 @@ type Engine struct {
 	// engine process, detokenization and the first streamed chunk on
 	// the way out. Fitted per engine like StepOverhead.
 	RequestOverhead hardware.Seconds `json:"request_overhead_s"`
+	// Frontend is the HTTP front end before the engine: blank for the
+	// engine's own server, FrontendDynamo for Dynamo's; FrontendOverhead
+	// is the time it adds to every request before its first token
+	// (FrontendOverheads; WithFrontend sets both).
+	Frontend         string           `json:"frontend,omitempty"`
+	FrontendOverhead hardware.Seconds `json:"frontend_overhead_s,omitempty"`
 	// BlockTokens is the paged KV-cache block (vLLM block_size 16,
 	// SGLang's radix cache one token, TensorRT-LLM tokens_per_block 32).
 	BlockTokens int `json:"kv_block_tokens"`
@@ -54,8 +60,11 @@ type Engine struct {
 	// prices as graphed. SGLang graphs only its decode batches
 	// (python/sglang/srt/model_executor/forward_batch_info.py,
 	// ForwardMode.is_cuda_graph: DECODE, TARGET_VERIFY, IDLE; EXTEND and
-	// MIXED batches run eagerly unless --enable-piecewise-cuda-graph), so
-	// its preset sets it.
+	// MIXED batches run eagerly unless --enable-piecewise-cuda-graph), and
+	// so does TensorRT-LLM's PyTorch backend (tensorrt_llm/_torch/
+	// pyexecutor/scheduler.py, ScheduledRequests.can_run_cuda_graph: no
+	// context requests; piecewise graphs need torch_compile_config), so
+	// their presets set it.
 	DecodeOnlyGraphs bool `json:"decode_only_graphs,omitempty"`
 	// MemoryFraction is the share of the driver-reported HBM the engine
 	// takes for weights, activations and KV cache (vLLM's
@@ -115,18 +124,18 @@ func (e Engine) kvReadScale(kv DType) float64 {
 const (
 	srcVLLM   = "vLLM v0.10 EngineArgs: block_size 16, gpu_memory_utilization 0.9, chunked prefill with max_num_batched_tokens 8192 (V1 scheduler), CUDA graphs on"
 	srcSGLang = "SGLang v0.5 ServerArgs: page_size 1, mem_fraction_static 0.88 on 80-192 GB GPUs, chunked_prefill_size 8192, CUDA graphs for decode batches only (ForwardMode.is_cuda_graph: decode, target_verify, idle; prefill and mixed batches run eagerly)"
-	srcTRT    = "TensorRT-LLM 1.0 KvCacheConfig/SchedulerConfig: tokens_per_block 32, free_gpu_memory_fraction 0.9, max_num_tokens 8192, GUARANTEED_NO_EVICT, CUDA graphs on"
+	srcTRT    = "TensorRT-LLM 1.0 KvCacheConfig/SchedulerConfig: tokens_per_block 32, free_gpu_memory_fraction 0.9, max_num_tokens 8192, GUARANTEED_NO_EVICT, CUDA graphs for generation-only batches (ScheduledRequests.can_run_cuda_graph)"
 )
 
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.69e-3, RequestOverhead: 47.6e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.71e-3, RequestOverhead: 45.9e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 5.13e-3, RequestOverhead: 303e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 5.24e-3, RequestOverhead: 303e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		DecodeOnlyGraphs: true, MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.66e-3, RequestOverhead: 130e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
-		MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
+	"trtllm": {Name: "trtllm", StepOverhead: 3.60e-3, RequestOverhead: 109e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+		DecodeOnlyGraphs: true, MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 
 // maxBatchWaitIters bounds BatchWaitIters: beyond it a prompt would
@@ -157,6 +166,8 @@ func (e Engine) Validate() error {
 		return fmt.Errorf("costmodel: engine %s: step overhead %v is not in [0, 1 s)", e.Name, e.StepOverhead)
 	case !(e.RequestOverhead >= 0 && e.RequestOverhead < 10):
 		return fmt.Errorf("costmodel: engine %s: request overhead %v is not in [0, 10 s)", e.Name, e.RequestOverhead)
+	case !(e.FrontendOverhead >= 0 && e.FrontendOverhead < 10):
+		return fmt.Errorf("costmodel: engine %s: front-end overhead %v is not in [0, 10 s)", e.Name, e.FrontendOverhead)
 	case e.BlockTokens < 0 || e.BlockTokens > maxBlockTokens:
 		return fmt.Errorf("costmodel: engine %s: KV block %d tokens is not in [0, %d]", e.Name, e.BlockTokens, maxBlockTokens)
 	case e.ChunkTokens < 0 || e.ChunkTokens > maxSeq:

@@ -117,7 +117,8 @@ type ServeLatency struct {
 	// TPOT is the mean step a decoding request sees (prefills included).
 	TPOT hardware.Seconds `json:"tpot_s"`
 	// TTFT is the mean over the requests: RequestOverhead (the
-	// engine's, outside its steps) + (1 - BurstShare) x SteadyTTFT +
+	// engine's and its front end's, outside its steps,
+	// Engine.PerRequestOverhead) + (1 - BurstShare) x SteadyTTFT +
 	// BurstShare x BurstTTFT. SteadyTTFT is SlotWait (for a KV slot) +
 	// QueueWait (behind other prefills) + SchedulerWait (held back by the
 	// engine's scheduling rules) + StepWait (the step under way)

@@ -227,7 +227,7 @@ func (r *ServeLatency) fill(st steadyState, reps float64, gpus int, l ServeLoad)
 	r.StepWait, r.Prefill = hardware.Seconds(st.tau/2), hardware.Seconds(st.prefill)
 	r.SchedulerWait = hardware.Seconds(st.wait)
 	r.SteadyTTFT = r.SlotWait + r.QueueWait + r.SchedulerWait + r.StepWait + r.Prefill
-	r.RequestOverhead = r.Engine.RequestOverhead
+	r.RequestOverhead = r.Engine.PerRequestOverhead()
 	r.TTFT = r.RequestOverhead + r.SteadyTTFT
 	r.PrefillShare = st.share
 	r.ServeThroughput = throughput(r.Rate, l.OutputTokens, gpus, r.TPOT)

@@ -374,14 +374,16 @@
 // request overheads fitted on measured-serving.csv, KV block, prefill
 // budget, mixed prefill and decode steps, CUDA graphs, memory share,
 // admission), every field printed and overridable (--step-overhead-ms,
-// --request-overhead-ms, --memory-fraction, --block-size). TensorRT-LLM's
+// --request-overhead-ms, --memory-fraction, --block-size); --frontend
+// dynamo puts NVIDIA Dynamo's front end before the engine, adding its
+// fitted request overhead. TensorRT-LLM's
 // waiting rules hold new prompts back while decodes run, adding their
 // wait to TTFT: --batch-wait-iters N (with --batch-wait-token-ratio R:
 // until the step's tokens reach R of the prefill budget) and, with
 // attention data parallelism, --adp-balance-iters N (until every rank
 // has a prompt); SGLang's --recv-interval N takes new requests in every
 // N decode steps; --decode-only-graphs keeps CUDA graphs to the steps
-// that only decode (vLLM's FULL_DECODE_ONLY; SGLang's default), a step
+// that only decode (vLLM's FULL_DECODE_ONLY; SGLang's and TensorRT-LLM's default), a step
 // with a prefill chunk paying its launches; --mixed-prefill runs prefill
 // chunks in the decodes' steps (SGLang's --enable-mixed-chunk; vLLM's
 // and TensorRT-LLM's default). With --ttft and --tpot it finds, for

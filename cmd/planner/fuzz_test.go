@@ -48,6 +48,7 @@ var fuzzSeeds = []string{
 	"serve --model qwen3-235b-a22b --gpu h200 --weights-dtype fp8-block --kv-dtype fp8 --input-tokens 4096 --output-tokens 512 --concurrency 32 --engine sglang --recv-interval 30",
 	"serve --model llama3.1-70b --gpu b200 --weights-dtype nvfp4 --input-tokens 1024 --output-tokens 1024 --concurrency 32 --tp 4 --decode-only-graphs",
 	"serve --model llama3.1-8b --gpu h200 --engine sglang --tp 1 --input-tokens 4000 --output-tokens 1000 --concurrency 128 --rounds 6 --mixed-prefill --decode-only-graphs=false",
+	"serve --model llama3.1-8b --gpu h100 --engine vllm --frontend Dynamo --disaggregated --rate 4",
 	"serve --model @config --gpu @gpu --context 8192 --users 8",
 	"serve --model llama3-70b --context 8192 --users 32 --json",
 	"serve --model llama3.1-70b --gpu h100 --input-tokens 8192 --output-tokens 1024 --ttft 2s --tpot 40ms --rate 10 --disaggregated",

@@ -19,6 +19,7 @@ type loadFlags struct {
 	engine            string
 	chunk             int
 	stepMS, requestMS float64
+	frontend          string
 	rounds            float64
 	memoryFraction    float64
 	waitIters         int
@@ -36,7 +37,7 @@ type loadFlags struct {
 // loadFlagNames are the flags that switch `planner serve` to the load
 // model; --context and --users then act as aliases.
 var loadFlagNames = []string{"input-tokens", "output-tokens", "concurrency", "rate", "engine", "chunked-prefill",
-	"step-overhead-ms", "request-overhead-ms", "rounds", "memory-fraction",
+	"step-overhead-ms", "request-overhead-ms", "frontend", "rounds", "memory-fraction",
 	"batch-wait-iters", "batch-wait-token-ratio", "adp-balance-iters", "recv-interval", "decode-only-graphs", "mixed-prefill", "tp", "pp", "dp-attention", "ep", "ttft", "tpot",
 	"disaggregated", "prefill-tp", "prefill-pp", "decode-tp", "decode-pp"}
 
@@ -48,14 +49,15 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "vllm", "serving under load: engine preset: vllm, sglang, trtllm")
 	fs.IntVar(&f.chunk, "chunked-prefill", -1, "serving under load: prefill tokens per step (0: whole prompts; default: the engine's)")
 	fs.Float64Var(&f.stepMS, "step-overhead-ms", -1, "serving under load: fixed time per engine step, ms (default: the engine's, fitted)")
-	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: time per request outside the engine's steps before its first token (front end, tokenization, streaming), ms (default: the engine's, fitted)")
+	fs.Float64Var(&f.requestMS, "request-overhead-ms", -1, "serving under load: time per request outside the engine's steps before its first token (its server's HTTP handling, tokenization, streaming; --frontend adds its own), ms (default: the engine's, fitted)")
+	fs.StringVar(&f.frontend, "frontend", costmodel.FrontendNative, "serving under load: the HTTP front end before the engine: native (the engine's own server) or dynamo (NVIDIA Dynamo's front end and workers, adding its fitted per-request overhead)")
 	fs.Float64Var(&f.rounds, "rounds", 0, "serving under load, with --concurrency: requests each client sends in a finite benchmark, the first of each at once (0: a long run; the calibration benchmarks send 10)")
 	fs.Float64Var(&f.memoryFraction, "memory-fraction", 0, "serving under load: share of HBM the engine takes (default: the engine's, vLLM 0.9)")
 	fs.IntVar(&f.waitIters, "batch-wait-iters", -1, "serving under load: hold new prompts back up to this many steps while decodes run, to batch their prefills (TensorRT-LLM batch_wait_timeout_iters; 0: off, the default)")
 	fs.Float64Var(&f.waitRatio, "batch-wait-token-ratio", -1, "serving under load, with --batch-wait-iters: stop holding once the step's tokens reach this share of the prefill budget (TensorRT-LLM batch_wait_max_tokens_ratio; 0: off)")
 	fs.IntVar(&f.balanceIters, "adp-balance-iters", -1, "serving under load, with --dp-attention: hold new prompts until every attention-DP rank has one, up to this many steps (TensorRT-LLM attention_dp_config enable_balance, timeout_iters; 0: off, the default)")
 	fs.IntVar(&f.recvInterval, "recv-interval", -1, "serving under load: the scheduler takes in new requests every this many decode steps (SGLang --scheduler-recv-interval; 1: every step, the default)")
-	fs.BoolVar(&f.decodeOnlyGraphs, "decode-only-graphs", false, "serving under load: CUDA graphs for the decode-only steps alone, a step with a prefill chunk running eagerly (vLLM cudagraph_mode FULL_DECODE_ONLY; default: the engine's, SGLang's decode batches only, vLLM's and TensorRT-LLM's every step; =false graphs every step)")
+	fs.BoolVar(&f.decodeOnlyGraphs, "decode-only-graphs", false, "serving under load: CUDA graphs for the decode-only steps alone, a step with a prefill chunk running eagerly (vLLM cudagraph_mode FULL_DECODE_ONLY; default: the engine's, SGLang's and TensorRT-LLM's decode batches only, vLLM's every step; =false graphs every step)")
 	fs.BoolVar(&f.mixedPrefill, "mixed-prefill", false, "serving under load: prefill chunks run in the same steps as the decodes (SGLang --enable-mixed-chunk; default: the engine's, on for vLLM and TensorRT-LLM, off for SGLang; =false runs prefill batches alone)")
 	fs.IntVar(&f.tp, "tp", 0, "serving under load: pin the tensor-parallel degree (up to the NVLink domain)")
 	fs.IntVar(&f.pp, "pp", 0, "serving under load: pin the pipeline-parallel degree")
@@ -111,6 +113,9 @@ func (f *loadFlags) resolveEngine(set map[string]bool, blockTokens int) (costmod
 	}
 	if f.requestMS >= 0 {
 		e.RequestOverhead = hardware.Seconds(f.requestMS / 1e3)
+	}
+	if e, err = e.WithFrontend(f.frontend); err != nil {
+		return e, badInput(err)
 	}
 	if set["memory-fraction"] {
 		e.MemoryFraction = f.memoryFraction

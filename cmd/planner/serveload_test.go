@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpu-planner/planner/costmodel"
 )
 
 // TestServeLoadDoneWhen: the issue's example answers with GPUs, a layout
@@ -245,5 +249,51 @@ func TestServeLoadMixedPrefill(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(js), &r) != nil || r.Engine.Mixed != c.mixed {
 			t.Errorf("%v: exit %d (%s), engine.mixed_prefill %v, want %v", c.extra, code, errs, r.Engine.Mixed, c.mixed)
 		}
+	}
+}
+
+// TestServeLoadFrontend: --frontend dynamo prints Dynamo's front end on
+// the engine line, carries it in the JSON and adds its overhead to
+// every layout's TTFT; an unknown front end exits 2 naming the valid ones.
+func TestServeLoadFrontend(t *testing.T) {
+	args := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--engine", "trtllm", "--tp", "1",
+		"--concurrency", "32", "--input-tokens", "2048", "--output-tokens", "256", "--json"}
+	type answer struct {
+		Engine struct {
+			Frontend string  `json:"frontend"`
+			Overhead float64 `json:"frontend_overhead_s"`
+		} `json:"engine"`
+		Layouts []struct {
+			Latency struct {
+				TTFT float64 `json:"ttft_s"`
+				TPOT float64 `json:"tpot_s"`
+			} `json:"latency"`
+		} `json:"layouts"`
+	}
+	var native, dynamo answer
+	for _, c := range []struct {
+		extra []string
+		into  *answer
+	}{{nil, &native}, {[]string{"--frontend", "dynamo"}, &dynamo}} {
+		code, js, errs := runCLI(t, append(args, c.extra...)...)
+		if code != 0 || json.Unmarshal([]byte(js), c.into) != nil || len(c.into.Layouts) != 1 {
+			t.Fatalf("%v: exit %d (%s): %s", c.extra, code, errs, js)
+		}
+	}
+	want := float64(costmodel.FrontendOverheads[costmodel.FrontendDynamo])
+	if native.Engine.Frontend != "" || dynamo.Engine.Frontend != "dynamo" || dynamo.Engine.Overhead != want {
+		t.Errorf("engine front end: native %+v, dynamo %+v; want dynamo at %g s", native.Engine, dynamo.Engine, want)
+	}
+	n, d := native.Layouts[0].Latency, dynamo.Layouts[0].Latency
+	if math.Abs(d.TTFT-n.TTFT-want) > 1e-9 || d.TPOT != n.TPOT {
+		t.Errorf("TTFT %g behind Dynamo, %g native (want %g more); TPOT %g and %g", d.TTFT, n.TTFT, want, d.TPOT, n.TPOT)
+	}
+	code, out, _ := runCLI(t, append(args[:len(args)-1], "--frontend", "dynamo")...)
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), fmt.Sprintf("+ %v behind the dynamo front end", costmodel.FrontendOverheads[costmodel.FrontendDynamo])) {
+		t.Errorf("text answer (exit %d) does not name the front end:\n%s", code, out)
+	}
+	code, _, errs := runCLI(t, append(args, "--frontend", "nginx")...)
+	if code != 2 || !strings.Contains(errs, `"nginx"`) || !strings.Contains(errs, "valid: dynamo, native") {
+		t.Errorf("--frontend nginx: exit %d, %s", code, errs)
 	}
 }

@@ -91,8 +91,17 @@ func describeEngine(e costmodel.Engine) string {
 	if e.MixedPrefill {
 		mixed = "prefill mixed into decode steps"
 	}
-	return fmt.Sprintf("%s: step overhead %v, request overhead %v, KV blocks of %d tokens, %s, %s, CUDA graphs %s, %.0f%% of HBM, %s%s",
-		e.Name, e.StepOverhead, e.RequestOverhead, e.BlockTokens, chunk, mixed, graphs, 100*e.MemoryFraction, admit, describeWaits(e))
+	return fmt.Sprintf("%s: step overhead %v, request overhead %v%s, KV blocks of %d tokens, %s, %s, CUDA graphs %s, %.0f%% of HBM, %s%s",
+		e.Name, e.StepOverhead, e.RequestOverhead, describeFrontend(e), e.BlockTokens, chunk, mixed, graphs, 100*e.MemoryFraction, admit, describeWaits(e))
+}
+
+// describeFrontend names the front end before the engine, when it is
+// not the engine's own server, with the overhead it adds.
+func describeFrontend(e costmodel.Engine) string {
+	if e.Frontend == "" {
+		return ""
+	}
+	return fmt.Sprintf(" + %v behind the %s front end", e.FrontendOverhead, e.Frontend)
 }
 
 // describeWaits names the engine's waiting rules, when it has any.

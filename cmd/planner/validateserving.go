@@ -58,6 +58,11 @@ func writeServingValidation(w io.Writer, v servingValidation, points, top int, w
 	for _, e := range sortedKeys(v.Params.Overhead) {
 		fmt.Fprintf(w, "  %-7s step overhead %v, request overhead %v\n", e, v.Params.Overhead[e], v.Params.RequestOverhead[e])
 	}
+	for _, f := range sortedKeys(v.Params.FrontendOverhead) {
+		if o := v.Params.FrontendOverhead[f]; o > 0 {
+			fmt.Fprintf(w, "  %s\n", wrapText(fmt.Sprintf("%-7s front end: request overhead %v more (the sweeps' deployment; the InferenceMAX points reach the engines' own servers)", f, o), textWidth-2, "    "))
+		}
+	}
 	for _, g := range []string{"hopper", "blackwell", "ampere"} {
 		for k, s := range v.Params.Shares {
 			if string(k) == g {

@@ -31,8 +31,8 @@ type FitResult struct {
 
 // vector maps parameters to the optimizer's unbounded coordinates: logs
 // of the step and request overheads of the engines given, logits of the
-// generations' HBM shares, and the log of the sweep harness's rounds
-// less one.
+// generations' HBM shares, the log of the sweep harness's rounds less
+// one, and the log of Dynamo's front-end overhead.
 func vector(p Params, engs []string) []float64 {
 	var x []float64
 	for _, e := range engs {
@@ -41,7 +41,7 @@ func vector(p Params, engs []string) []float64 {
 	for _, g := range fitted {
 		x = append(x, logit(p.Shares[g].HBM))
 	}
-	return append(x, math.Log(p.Rounds[HarnessSweep]-1))
+	return append(x, math.Log(p.Rounds[HarnessSweep]-1), math.Log(float64(p.FrontendOverhead[costmodel.FrontendDynamo])))
 }
 
 // fromVector is vector's inverse, starting from base.
@@ -56,6 +56,7 @@ func fromVector(x []float64, base Params, engs []string) Params {
 		p.Shares[g] = costmodel.Shares{HBM: logistic(x[k+i]), FLOP: p.Shares[g].FLOP}
 	}
 	p.Rounds[HarnessSweep] = 1 + math.Exp(x[k+len(fitted)])
+	p.FrontendOverhead[costmodel.FrontendDynamo] = hardware.Seconds(math.Exp(x[k+len(fitted)+1]))
 	return p
 }
 
@@ -65,7 +66,7 @@ func logit(p float64) float64    { return math.Log(p / (1 - p)) }
 // clone copies the maps of p.
 func (p Params) clone() Params {
 	p.Overhead, p.RequestOverhead = maps.Clone(p.Overhead), maps.Clone(p.RequestOverhead)
-	p.Shares, p.Rounds = maps.Clone(p.Shares), maps.Clone(p.Rounds)
+	p.Shares, p.Rounds, p.FrontendOverhead = maps.Clone(p.Shares), maps.Clone(p.Rounds), maps.Clone(p.FrontendOverhead)
 	return p
 }
 
@@ -98,8 +99,9 @@ func objective(cases []Case, p Params) float64 {
 	return sum / float64(2*len(cases))
 }
 
-// Fit fits the parameters of the engines in cases and the HBM shares
-// of the Hopper and Blackwell generations on every case, by Nelder-Mead
+// Fit fits the parameters of the engines in cases, the HBM shares
+// of the Hopper and Blackwell generations, the sweeps' rounds and
+// Dynamo's front-end overhead on every case, by Nelder-Mead
 // (gonum/optimize) from base; parameters of engines not in cases keep
 // base's values. maxEvaluations caps the objective's evaluations (0:
 // until it converges).

@@ -10,16 +10,19 @@ import (
 )
 
 // Params are the fitted parameters of the serving model: a per-step
-// and a per-request overhead per engine, the achieved HBM share per GPU
+// and a per-request overhead per engine, the per-request overhead of
+// each front end (costmodel.FrontendOverheads: Dynamo's is fitted, the
+// engines' own servers add none), the achieved HBM share per GPU
 // generation (the FLOP shares are the measured kernels',
 // costmodel.MeasuredKernelShares), and the requests per client of each benchmark harness
 // (Harness): InferenceMAX's is documented (InferenceMAXRounds), the
 // sweeps' is fitted.
 type Params struct {
-	Overhead        map[string]hardware.Seconds               `json:"step_overhead_s"`
-	RequestOverhead map[string]hardware.Seconds               `json:"request_overhead_s"`
-	Shares          map[costmodel.Generation]costmodel.Shares `json:"shares"`
-	Rounds          map[string]float64                        `json:"rounds"`
+	Overhead         map[string]hardware.Seconds               `json:"step_overhead_s"`
+	RequestOverhead  map[string]hardware.Seconds               `json:"request_overhead_s"`
+	FrontendOverhead map[string]hardware.Seconds               `json:"frontend_overhead_s"`
+	Shares           map[costmodel.Generation]costmodel.Shares `json:"shares"`
+	Rounds           map[string]float64                        `json:"rounds"`
 }
 
 // InferenceMAXRounds is the requests each client of the InferenceMAX
@@ -34,11 +37,12 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 5.97
+const sweepRounds = 7.15
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
-	p := Params{Overhead: map[string]hardware.Seconds{}, RequestOverhead: map[string]hardware.Seconds{}, Shares: maps.Clone(costmodel.GenerationShares),
+	p := Params{Overhead: map[string]hardware.Seconds{}, RequestOverhead: map[string]hardware.Seconds{},
+		FrontendOverhead: maps.Clone(costmodel.FrontendOverheads), Shares: maps.Clone(costmodel.GenerationShares),
 		Rounds: map[string]float64{HarnessInferenceMAX: InferenceMAXRounds, HarnessSweep: sweepRounds}}
 	for name, e := range costmodel.Engines {
 		p.Overhead[name], p.RequestOverhead[name] = e.StepOverhead, e.RequestOverhead
@@ -186,6 +190,7 @@ type Prediction struct {
 func Predict(c Case, p Params) (Prediction, error) {
 	eng := c.Engine
 	eng.StepOverhead, eng.RequestOverhead = p.Overhead[eng.Name], p.RequestOverhead[eng.Name]
+	eng.FrontendOverhead = p.FrontendOverhead[frontend(eng)]
 	l := c.Load
 	l.Rounds, l.EqualLengths = p.Rounds[c.Point.Harness], c.Point.Harness == HarnessSweep
 	a := costmodel.ServeAssumptions(costmodel.DefaultAssumptions(), c.Cluster.GPU)
@@ -202,6 +207,14 @@ func Predict(c Case, p Params) (Prediction, error) {
 		return Prediction{}, fmt.Errorf("%s", r.Notes[0])
 	}
 	return Prediction{TTFT: float64(r.TTFT), TPOT: float64(r.TPOT)}, nil
+}
+
+// frontend is the front end of engine e.
+func frontend(e costmodel.Engine) string {
+	if e.Frontend == "" {
+		return costmodel.FrontendNative
+	}
+	return e.Frontend
 }
 
 // engines are the engine names of cases, sorted.

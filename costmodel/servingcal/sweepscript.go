@@ -1,11 +1,21 @@
 package servingcal
 
+import "github.com/gpu-planner/planner/costmodel"
+
 // The gap-analysis sweeps (HarnessSweep) publish no launch script, but
 // they deploy what aiconfigurator's config generator writes
 // (ai-dynamo/aiconfigurator, src/aiconfigurator/generator): a rule file
 // per engine sets the engine's flags, and a template per engine release
 // renders them (generator/config/backend_templates/<engine>/
 // cli_args.<version>.j2).
+//
+// The deployment is Dynamo's: each engine's run.sh.j2 starts python3 -m
+// dynamo.frontend on the HTTP port and the engine as python3 -m
+// dynamo.<engine> workers behind it, and the benchmark template
+// (benchmark/bench_run.sh.j2) points aiperf at the front end's port.
+// So every sweep request passes through Dynamo's front end
+// (costmodel.FrontendDynamo), where the InferenceMAX points reach the
+// engines' own servers.
 //
 // SGLang's rule (generator/rule_plugin/sglang.rule) has set "agg
 // enable_mixed_chunk = true" for aggregated serving since fa895ffb1 and
@@ -38,8 +48,13 @@ const srcAICMixedChunk = "aiconfigurator generator/rule_plugin/sglang.rule from 
 // postdates the mixed-chunk rule.
 var aicMixedChunk = map[string]bool{"0.5.6.post2": true}
 
+// srcAICDynamo cites the sweeps' Dynamo deployment.
+const srcAICDynamo = "aiconfigurator generator backend_templates/<engine>/run.sh.j2, benchmark/bench_run.sh.j2"
+
 // aicSweep applies the generator's settings to a sweep point.
 func (s *script) aicSweep(p Point) {
+	s.engine.Frontend = costmodel.FrontendDynamo
+	s.note(srcAICDynamo, "behind Dynamo's front end (python3 -m dynamo.frontend, the engine as python3 -m dynamo.%s)", p.Engine)
 	if p.Engine == "sglang" && aicMixedChunk[p.Version] {
 		s.engine.MixedPrefill = true
 		s.note(srcAICMixedChunk, "--enable-mixed-chunk: prefill chunks run in the decodes' steps (MixedPrefill)")
