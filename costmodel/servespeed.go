@@ -179,17 +179,21 @@ func (e speedModel) stageWork(g servingStage, batch, n int, prefill bool) (bytes
 // when tied; each MoE layer reads the experts its tokens are routed to:
 // E x (1 - (1 - k/E)^tokens) of E under uniform, independent routing
 // (the state load-balancing losses push routers toward; Fedus et al.
-// 2022, Switch Transformer, sec. 2.2).
+// 2022, Switch Transformer, sec. 2.2), and with the experts split over
+// ep ranks, those of the busiest rank, which the layer waits for
+// (busiestRankExperts).
 func (e speedModel) weightsRead(g servingStage, tokens int) float64 {
 	m, t := e.m, e.s.TP
 	p := m.layersParams(t, g.layers-g.moe, g.moe)
 	if g.moe > 0 {
 		k, n := float64(m.MoE.TopK), float64(m.MoE.Experts)
 		if e.s.splitExperts() {
-			// Every dp rank's tokens reach the experts: an idle share
-			// (1 - k/E)^(tokens x dp) of each GPU's routed experts.
-			idle := math.Pow(1-k/n, float64(tokens)*float64(e.s.dp()))
-			p += m.splitExpertsParams(e.s, g.moe) - float64(g.moe)*idle*m.routedParams(e.s)
+			// Every dp rank's tokens reach the experts, each active with
+			// probability 1 - (1 - k/E)^(tokens x dp); the busiest of
+			// the ep ranks' E/ep sets its GPUs' read.
+			local := m.MoE.Experts / e.s.ep()
+			active := busiestRankExperts(local, 1-math.Pow(1-k/n, float64(tokens)*float64(e.s.dp())), e.s.ep())
+			p += m.splitExpertsParams(e.s, g.moe) - float64(g.moe)*(1-active/float64(local))*m.routedParams(e.s)
 		} else {
 			idle := n * math.Pow(1-k/n, float64(tokens))
 			p -= float64(g.moe) * idle * m.expertParams(t)

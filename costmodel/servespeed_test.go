@@ -199,3 +199,29 @@ func BenchmarkEstimateServeSpeed(b *testing.B) {
 		}
 	}
 }
+
+// TestMoEReadsBusiestRank: with DeepSeek-V3's experts split over ep 8
+// (tp 8), a 4-token decode step reads on each GPU the experts of the
+// busiest rank (busiestRankExperts), more than the mean rank's, and
+// every local expert at a large batch.
+func TestMoEReadsBusiestRank(t *testing.T) {
+	m, _, s := dsServe(t, 8, 1, 8)
+	layout, _ := (Plan{TP: 8, PP: 1, VPP: 1}).balanceLayers(m.Layers)
+	e := speedModel{m: m, s: s, layout: layout}
+	g := serveStage(m, s, layout, 0)
+	moe := float64(g.moe)
+	q := 1 - math.Pow(1-8.0/256, 4)
+	local := float64(m.MoE.Experts / 8)
+	all := e.weightsRead(g, math.MaxInt32)
+	want := all - moe*(1-busiestRankExperts(32, q, 8)/local)*m.routedParams(s)
+	if got := e.weightsRead(g, 4); !within(got, want, 1e-9) {
+		t.Errorf("ep 8, 4 tokens: %.5g params read, want %.5g (the busiest rank's experts)", got, want)
+	}
+	mean := all - moe*(1-q)*m.routedParams(s)
+	if !(want > mean*1.1) {
+		t.Errorf("the busiest rank's read %.5g is not well above the mean rank's %.5g", want, mean)
+	}
+	if got := e.weightsRead(g, 4096); !within(got, all, 1e-9) {
+		t.Errorf("4,096 tokens read %.5g params, want every local expert's %.5g", got, all)
+	}
+}
