@@ -28,8 +28,24 @@ func busiestRankExperts(n int, q float64, ranks int) float64 {
 	cdf, sum := 0.0, 0.0
 	for x := 0; x < n; x++ {
 		cdf += pmf
-		sum += 1 - math.Pow(math.Min(cdf, 1), float64(ranks))
+		tail := 1 - powInt(math.Min(cdf, 1), ranks)
+		if tail < 1e-12 {
+			break // the later terms are smaller still
+		}
+		sum += tail
 		pmf *= float64(n-x) / float64(x+1) * q / (1 - q)
 	}
 	return sum
+}
+
+// powInt is x^k for k >= 0 by repeated squaring.
+func powInt(x float64, k int) float64 {
+	r := 1.0
+	for ; k > 0; k >>= 1 {
+		if k&1 == 1 {
+			r *= x
+		}
+		x *= x
+	}
+	return r
 }
