@@ -58,8 +58,8 @@ type Shares struct {
 // shares are the measured kernels' (MeasuredKernelShares).
 var GenerationShares = map[Generation]Shares{
 	Ampere:    {HBM: 0.75, FLOP: 0.65},
-	Hopper:    {HBM: 0.809},
-	Blackwell: {HBM: 0.614},
+	Hopper:    {HBM: 0.814},
+	Blackwell: {HBM: 0.610},
 }
 
 // ServeAssumptions returns a with the serving shares of g's generation:

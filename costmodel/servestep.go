@@ -59,6 +59,9 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 	M := float64(b.c.GPU.MemBandwidth) * b.a.ServeHBMEfficiency
 	gemm, moe, attention := b.a.computeShares(b.s.Weights)
 	P, Pmoe := float64(b.peak)*gemm, float64(b.peak)*moe
+	if b.m.MoE != nil {
+		Pmoe *= expertWidthShare(b.m.MoE.ExpertFFN, b.s.expertTP())
+	}
 	P16 := float64(b.c.GPU.PeakBF16) * b.c.GPU.Sustained() * attention
 	perKey := b.m.attentionFLOPsPerKey()
 	for st := range b.s.PP {

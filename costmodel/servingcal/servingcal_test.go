@@ -24,10 +24,18 @@ func cases(t *testing.T) []Case {
 }
 
 // Gates: the accuracy the defaults reach on the 741 priced rows (TTFT
-// median |error| 19.7%, TPOT 11.2%, signed medians -1.8% and +0.2%;
-// worst engine x generation group sglang x blackwell, TTFT 67.0%), and
-// with each engine held out (TTFT 20.9% sglang, 32.4% trtllm, 74.4% vllm;
-// TPOT 10.5%, 13.3%, 22.3%), just above. An expert-parallel layer's
+// median |error| 19.1%, TPOT 11.2%, signed medians -1.6% and -0.1%;
+// worst engine x generation group sglang x blackwell, TTFT 67.5%), and
+// with each engine held out (TTFT 21.6% sglang, 31.6% trtllm, 69.3% vllm;
+// TPOT 10.5%, 13.6%, 22.4%), just above. Routed experts split over tensor
+// parallelism run at their width's share of the unsplit kernels' speed
+// (costmodel expertWidthShare, its half-width fitted on the kernel
+// timings, not here): at the defaults before it the objective went from
+// 0.2490 to 0.2423 and TTFT from 19.7% to 19.1%, and the refit (0.2412)
+// lowered the request overheads (TensorRT-LLM 109 to 98.5 ms, vLLM 45.9
+// to 39.3, SGLang 303 to 293) and raised Dynamo's front end from 36.7 to
+// 44.4 ms: trtllm x hopper's TTFT 17.9% to 16.3%, vllm x hopper's 13.5%
+// to 11.2%, the held-out vLLM TTFT 74.4% to 69.3%. An expert-parallel layer's
 // decode reads the weights of its busiest rank's experts
 // (costmodel busiestRankExperts), not the mean rank's: the TensorRT-LLM
 // DeepSeek-V3 tp 8, ep 8 rows' TPOT went from -33% to -24% (B200) and
@@ -96,11 +104,11 @@ func cases(t *testing.T) []Case {
 // seemed repeats, are left out) differ by a median 9% in TTFT and 28%
 // in TPOT.
 const (
-	gateTTFT     = 0.20
+	gateTTFT     = 0.195
 	gateTPOT     = 0.12
 	gateSigned   = 0.035
 	gateGroup    = 0.68 // any engine x generation group of >= 10 rows
-	gateHeldTTFT = 0.76 // without vLLM 74.5%: the others' request overheads
+	gateHeldTTFT = 0.71 // without vLLM 69.3%: the others' request overheads
 	gateHeldTPOT = 0.23
 )
 
