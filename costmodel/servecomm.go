@@ -18,16 +18,38 @@ import "github.com/gpu-planner/planner/hardware"
 // H100s, is several times below an NCCL ring's.
 
 // link is the tier a serving collective runs on: its per-direction
-// bandwidth per GPU and the fixed latency of one operation.
+// bandwidth per GPU and the fixed latency of one operation; nccl, on an
+// NVLink generation with measured collectives, NCCL's all-reduce there
+// (scaleUpFits), which takes the messages too large for the custom
+// kernel.
 type link struct {
 	bw      hardware.Bandwidth
 	latency hardware.Seconds
 	eff     float64
+	nccl    *scaleUpFit
 }
+
+// customAllReduceMax is the largest all-reduce the engines' custom
+// kernel takes: vLLM's CustomAllreduce(max_size=8192 * 1024)
+// (vllm/distributed/device_communicators/custom_all_reduce.py), which
+// SGLang's tensor parallelism uses as well; a larger tensor, a long
+// prefill's activations, falls back to NCCL.
+const customAllReduceMax = 8 << 20
 
 // scaleUpLink is the NVLink (or the GPU's scale-up fabric) inside a node.
 func scaleUpLink(c hardware.Cluster, a Assumptions) link {
 	return link{bw: c.GPU.ScaleUp, latency: a.ServeAllReduceLatency, eff: a.ServeLinkEfficiency}
+}
+
+// ncclAllReduce is NCCL's measured all-reduce on g's NVLink generation
+// (scaleUpFits), or nil where it was not measured.
+func ncclAllReduce(g hardware.GPU) *scaleUpFit {
+	fits, ok := scaleUpFits[nvlinkGeneration(g.Arch)]
+	if !ok || fits[AllReduce].share <= 0 {
+		return nil
+	}
+	f := fits[AllReduce]
+	return &f
 }
 
 // scaleOutLink is the network between nodes.
@@ -35,11 +57,17 @@ func scaleOutLink(c hardware.Cluster, a Assumptions) link {
 	return link{bw: c.GPU.ScaleOut, latency: a.ServeNetworkLatency, eff: a.ServeLinkEfficiency}
 }
 
-// serveAllReduce is one all-reduce of bytes over n GPUs:
-// latency + 2(n-1)/n x bytes / (bandwidth x efficiency).
+// serveAllReduce is one all-reduce of bytes over n GPUs: the custom
+// kernel's latency + 2(n-1)/n x bytes / (bandwidth x efficiency) up to
+// customAllReduceMax, and above it NCCL's measured all-reduce where the
+// link has one (a 134 MB prefill all-reduce on 8 B200s: 0.68 of NVLink
+// against the custom kernel's 0.8).
 func serveAllReduce(n int, bytes float64, l link) hardware.Seconds {
 	if n <= 1 {
 		return 0
+	}
+	if l.nccl != nil && bytes > customAllReduceMax {
+		return hardware.Seconds(l.nccl.time(AllReduce, n, bytes, float64(l.bw)))
 	}
 	return l.latency + hardware.Seconds(2*float64(n-1)/float64(n)*bytes/(float64(l.bw)*l.eff))
 }

@@ -108,14 +108,20 @@ func weightBytesPerParam(d DType) float64 {
 	return d.Bytes()
 }
 
-// speedModel holds what every stage's time needs.
+// speedModel holds what every stage's time needs. largeNCCL prices the
+// tensor-parallel all-reduces past the custom kernel's size with NCCL's
+// measured all-reduce (tpLink); the load model sets it, while the
+// isolated step keeps the custom kernel's formula at every size, with
+// which its FLOP share was fitted on TensorRT-LLM v0.5's first-token
+// latencies.
 type speedModel struct {
-	m      *Model
-	c      hardware.Cluster
-	s      ServePlan
-	a      Assumptions
-	layout Plan
-	peak   hardware.FLOPRate
+	m         *Model
+	c         hardware.Cluster
+	s         ServePlan
+	a         Assumptions
+	layout    Plan
+	peak      hardware.FLOPRate
+	largeNCCL bool
 }
 
 // step is one forward step of batch sequences: decode (one new token each
@@ -215,10 +221,7 @@ func (e speedModel) tensorParallel(g servingStage, tokens int, prefill bool) har
 	if t <= 1 {
 		return 0
 	}
-	l := scaleUpLink(e.c, e.a)
-	if t > e.c.GPUsPerNode {
-		l = scaleOutLink(e.c, e.a)
-	}
+	l := e.tpLink()
 	msg := float64(tokens * e.m.Hidden * activationBytes)
 	n := 2 * g.layers
 	if e.s.dp() > 1 {
@@ -236,6 +239,20 @@ func (e speedModel) tensorParallel(g servingStage, tokens int, prefill bool) har
 		time += serveAllGather(t, float64(sampled*e.m.Vocab*activationBytes), l)
 	}
 	return time
+}
+
+// tpLink is the link of the tensor-parallel collectives: the network
+// when the group spans nodes, else NVLink, with NCCL's measured
+// all-reduce for the messages past the custom kernel's (largeNCCL).
+func (e speedModel) tpLink() link {
+	if e.s.TP > e.c.GPUsPerNode {
+		return scaleOutLink(e.c, e.a)
+	}
+	l := scaleUpLink(e.c, e.a)
+	if e.largeNCCL {
+		l.nccl = ncclAllReduce(e.c.GPU)
+	}
+	return l
 }
 
 // hop is the link between stage st-1 and stage st of a replica: the

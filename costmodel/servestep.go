@@ -44,7 +44,7 @@ func newBatchModel(m *Model, c hardware.Cluster, s ServePlan, eng Engine, a Assu
 	if err != nil {
 		return batchModel{}, err
 	}
-	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights)}
+	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights), largeNCCL: true}
 	return batchModel{speedModel: e, eng: eng}, nil
 }
 

@@ -130,7 +130,7 @@ import (
 // client and 2.1-2.9 s at 50 (the points of 2025-11-02: for the model
 // name nvidia/DeepSeek-R1-0528-FP4 the runner sends CONC x 50 prompts,
 // for the -V2 name of 17d5e204, 2025-11-03, CONC x 10), with TPOT as
-// priced; their TTFT over the model's is 52-87 s (median 70 s) x CONC
+// priced; their TTFT over the model's is 43-86 s (median 68 s) x CONC
 // once per run, whatever the concurrency and lengths
 // (TestColdStartStall). The 6 whose burst fits a chunk (1k/1k and 1k/8k
 // at CONC <= 16) measure 0.37-0.59 s, within 0.1 s of the model. The
