@@ -74,7 +74,7 @@ func (f *speedFlags) register(fs *flag.FlagSet) {
 	d := costmodel.DefaultAssumptions()
 	fs.Float64Var(&f.hbm, "decode-hbm-efficiency", d.ServeHBMEfficiency, "serving: achieved share of the HBM bandwidth in decode")
 	fs.Float64Var(&f.flop, "prefill-flop-efficiency", d.ServeFLOPEfficiency, "serving: achieved share of the tensor-core peak in prefill")
-	fs.Float64Var(&f.link, "serve-link-efficiency", d.ServeLinkEfficiency, "serving: achieved share of NVLink and network bandwidth")
+	fs.Float64Var(&f.link, "serve-link-efficiency", d.ServeLinkEfficiency, "serving: achieved share of NVLink and network bandwidth (under load, a tensor-parallel all-reduce past the custom kernel's 8 MiB runs NCCL's measured NVLink all-reduce instead)")
 	fs.Float64Var(&f.allReduceUS, "allreduce-us", float64(d.ServeAllReduceLatency)*1e6, "serving: fixed latency of one tensor-parallel all-reduce, µs")
 	fs.Float64Var(&f.networkUS, "network-us", float64(d.ServeNetworkLatency)*1e6, "serving: fixed latency of one message between nodes, µs")
 }
