@@ -15,7 +15,10 @@ import "github.com/gpu-planner/planner/hardware"
 // ring and tree with per-step latencies) because serving engines run the
 // kilobyte all-reduces of decode with one-shot custom kernels (vLLM's and
 // TensorRT-LLM's custom all-reduce) whose fixed cost, about 10 µs on 8
-// H100s, is several times below an NCCL ring's.
+// H100s, is several times below an NCCL ring's. A message past the custom
+// kernel's size (customAllReduceMax, a long prefill's) goes to NCCL, and
+// the load model prices it with the measured NCCL all-reduce the
+// training collectives use (scaleUpFits), for every engine alike.
 
 // link is the tier a serving collective runs on: its per-direction
 // bandwidth per GPU and the fixed latency of one operation; nccl, on an
