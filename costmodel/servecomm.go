@@ -29,7 +29,8 @@ type link struct {
 	bw      hardware.Bandwidth
 	latency hardware.Seconds
 	eff     float64
-	nccl    *scaleUpFit
+	nccl    scaleUpFit
+	hasNCCL bool
 }
 
 // customAllReduceMax is the largest all-reduce the engines' custom
@@ -45,14 +46,10 @@ func scaleUpLink(c hardware.Cluster, a Assumptions) link {
 }
 
 // ncclAllReduce is NCCL's measured all-reduce on g's NVLink generation
-// (scaleUpFits), or nil where it was not measured.
-func ncclAllReduce(g hardware.GPU) *scaleUpFit {
-	fits, ok := scaleUpFits[nvlinkGeneration(g.Arch)]
-	if !ok || fits[AllReduce].share <= 0 {
-		return nil
-	}
-	f := fits[AllReduce]
-	return &f
+// (scaleUpFits); ok is false where it was not measured.
+func ncclAllReduce(g hardware.GPU) (f scaleUpFit, ok bool) {
+	fits, found := scaleUpFits[nvlinkGeneration(g.Arch)]
+	return fits[AllReduce], found && fits[AllReduce].share > 0
 }
 
 // scaleOutLink is the network between nodes.
@@ -69,7 +66,7 @@ func serveAllReduce(n int, bytes float64, l link) hardware.Seconds {
 	if n <= 1 {
 		return 0
 	}
-	if l.nccl != nil && bytes > customAllReduceMax {
+	if l.hasNCCL && bytes > customAllReduceMax {
 		return hardware.Seconds(l.nccl.time(AllReduce, n, bytes, float64(l.bw)))
 	}
 	return l.latency + hardware.Seconds(2*float64(n-1)/float64(n)*bytes/(float64(l.bw)*l.eff))

@@ -18,8 +18,8 @@ func TestServeAllReduceNCCLPastCustomMax(t *testing.T) {
 	c := cluster(t, "b200", 8)
 	a := DefaultAssumptions()
 	l := scaleUpLink(c, a)
-	l.nccl = ncclAllReduce(c.GPU)
-	if l.nccl == nil {
+	l.nccl, l.hasNCCL = ncclAllReduce(c.GPU)
+	if !l.hasNCCL {
 		t.Fatal("B200: no measured NCCL all-reduce")
 	}
 	custom := func(bytes float64) hardware.Seconds {
@@ -40,15 +40,15 @@ func TestServeAllReduceNCCLPastCustomMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.tpLink().nccl == nil {
+	if !b.tpLink().hasNCCL {
 		t.Error("the load model's tensor-parallel link has no NCCL all-reduce")
 	}
 	iso := b.speedModel
 	iso.largeNCCL = false
-	if iso.tpLink().nccl != nil {
+	if iso.tpLink().hasNCCL {
 		t.Error("the isolated step's link carries NCCL")
 	}
-	if ncclAllReduce(hardware.GPU{Arch: hardware.ArchUnknown}) != nil {
+	if _, ok := ncclAllReduce(hardware.GPU{Arch: hardware.ArchUnknown}); ok {
 		t.Error("an unmeasured generation has an NCCL fit")
 	}
 }

@@ -250,7 +250,7 @@ func (e speedModel) tpLink() link {
 	}
 	l := scaleUpLink(e.c, e.a)
 	if e.largeNCCL {
-		l.nccl = ncclAllReduce(e.c.GPU)
+		l.nccl, l.hasNCCL = ncclAllReduce(e.c.GPU)
 	}
 	return l
 }
