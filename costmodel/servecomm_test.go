@@ -43,8 +43,7 @@ func TestServeAllReduceNCCLPastCustomMax(t *testing.T) {
 	if !b.tpLink().hasNCCL {
 		t.Error("the load model's tensor-parallel link has no NCCL all-reduce")
 	}
-	iso := b.speedModel
-	iso.largeNCCL = false
+	iso := speedModel{m: m, c: c, s: s, a: a}
 	if iso.tpLink().hasNCCL {
 		t.Error("the isolated step's link carries NCCL")
 	}

@@ -108,20 +108,21 @@ func weightBytesPerParam(d DType) float64 {
 	return d.Bytes()
 }
 
-// speedModel holds what every stage's time needs. largeNCCL prices the
-// tensor-parallel all-reduces past the custom kernel's size with NCCL's
-// measured all-reduce (tpLink); the load model sets it, while the
-// isolated step keeps the custom kernel's formula at every size, with
-// which its FLOP share was fitted on TensorRT-LLM v0.5's first-token
-// latencies.
+// speedModel holds what every stage's time needs. nccl is NCCL's
+// measured all-reduce for the tensor-parallel messages past the custom
+// kernel's size (tpLink), looked up once: the load model sets it
+// (hasNCCL), while the isolated step keeps the custom kernel's formula
+// at every size, with which its FLOP share was fitted on TensorRT-LLM
+// v0.5's first-token latencies.
 type speedModel struct {
-	m         *Model
-	c         hardware.Cluster
-	s         ServePlan
-	a         Assumptions
-	layout    Plan
-	peak      hardware.FLOPRate
-	largeNCCL bool
+	m       *Model
+	c       hardware.Cluster
+	s       ServePlan
+	a       Assumptions
+	layout  Plan
+	peak    hardware.FLOPRate
+	nccl    scaleUpFit
+	hasNCCL bool
 }
 
 // step is one forward step of batch sequences: decode (one new token each
@@ -243,15 +244,13 @@ func (e speedModel) tensorParallel(g servingStage, tokens int, prefill bool) har
 
 // tpLink is the link of the tensor-parallel collectives: the network
 // when the group spans nodes, else NVLink, with NCCL's measured
-// all-reduce for the messages past the custom kernel's (largeNCCL).
+// all-reduce for the messages past the custom kernel's (hasNCCL).
 func (e speedModel) tpLink() link {
 	if e.s.TP > e.c.GPUsPerNode {
 		return scaleOutLink(e.c, e.a)
 	}
 	l := scaleUpLink(e.c, e.a)
-	if e.largeNCCL {
-		l.nccl, l.hasNCCL = ncclAllReduce(e.c.GPU)
-	}
+	l.nccl, l.hasNCCL = e.nccl, e.hasNCCL
 	return l
 }
 

@@ -44,7 +44,8 @@ func newBatchModel(m *Model, c hardware.Cluster, s ServePlan, eng Engine, a Assu
 	if err != nil {
 		return batchModel{}, err
 	}
-	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights), largeNCCL: true}
+	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights)}
+	e.nccl, e.hasNCCL = ncclAllReduce(c.GPU)
 	return batchModel{speedModel: e, eng: eng}, nil
 }
 

@@ -46,10 +46,11 @@ func streamShare(rows [][]string, gpu hardware.GPU, name, dtype string) (share f
 // TestHBMShareMatchesStreamingGEMMs: the HBM shares fitted on the
 // serving measurements lie within the bandwidth the decode-sized GEMMs of
 // the kernel timings reach on the same generation, an independent
-// measurement: Hopper's fitted share (0.809) against H100's and H200's
-// bf16, fp8 and fp8-block GEMMs (0.74 to 0.82 of the HBM bandwidth),
-// Blackwell's (0.614) against B200's, B300's and GB200's (bf16, fp8 and
-// fp8-block 0.69 to 0.75, NVFP4 0.44 to 0.46: its rows mix both).
+// measurement: Hopper's fitted share against H100's and H200's bf16,
+// fp8 and fp8-block GEMMs (0.74 to 0.82 of the HBM bandwidth),
+// Blackwell's against B200's, B300's and GB200's (bf16, fp8 and
+// fp8-block 0.69 to 0.75, NVFP4 0.44 to 0.46: its rows mix both). The
+// test prints the fitted shares beside the ranges.
 func TestHBMShareMatchesStreamingGEMMs(t *testing.T) {
 	f, err := os.Open(streamGEMMs)
 	if err != nil {
