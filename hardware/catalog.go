@@ -40,6 +40,11 @@ const (
 	// assumes under full tensor-core load; about 1500 MHz is what they
 	// sustain: 1500/1830 = 0.82.
 	srcClockHopper = "tile-ai/TileOPs#1588 (H200 at 700 W cannot reliably sustain a locked 1830 MHz; 1500 MHz is realistic); deepseek-ai/DeepGEMM#120 (H800 from 1980 to 1575 MHz when power-limited)"
+	// The parts without a sustained share say why they are priced at the
+	// datasheet peak (GPU.SustainedClock; README, "What the figures lean on").
+	srcClockA100      = "no published A100 clock under training load was found; at the 1410 MHz peak Korthikanti et al. 2022 Table 5 (A100, Megatron) is reproduced to a 2.7% mean, while MosaicML's A100 rows are 10% optimistic"
+	srcClockBlackwell = "flashinfer-ai/flashinfer#2899 measures a B200 falling from 1965 to about 1580 MHz (0.80) after about 5 ms of back-to-back FlashAttention-4 near 1000 W, but applied to every Blackwell part and refitted (GEMM share 0.854) it predicts Megatron-Bridge's Blackwell rows 7% (bf16), 13% (mxfp8) and 20% (fp8-cs) slower than measured and takes the fit's RMS log error from 10.2% to 12.2%: the term that would offset it is not found"
+	srcClockNone      = "no measurement under load"
 )
 
 // Sources of the architecture, SM counts and block-scaled peaks.
@@ -78,7 +83,8 @@ func src(hbm, quoted, peak, bw, up, out string) map[string]string {
 	}
 }
 
-// withClock adds the source of a sustained-clock figure.
+// withClock adds the source of a sustained-clock figure, or of why a part
+// has none.
 func withClock(m map[string]string, source string) map[string]string {
 	m["sustained_clock"] = source
 	return m
@@ -89,13 +95,13 @@ var catalog = []GPU{
 		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 1555 * GBPerSecond,
 		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond, TDP: 400 * Watt,
 		Arch: Ampere, SMs: 108,
-		Sources: withTDP(withArch(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcSMA100, ""), srcTDPA100),
+		Sources: withTDP(withArch(withClock(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcClockA100), srcSMA100, ""), srcTDPA100),
 		Notes:   "driver total 40960 MiB on current drivers (40536 MiB on R470)"},
 	{Name: "a100-80gb", Description: "NVIDIA A100-SXM4-80GB", HBM: 81920 * MiB, HBMQuoted: "80 GB HBM2e",
 		PeakBF16: 312 * TFLOPPerSecond, MemBandwidth: 2039 * GBPerSecond,
 		ScaleUp: 300 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 200 * GbitPerSecond, TDP: 400 * Watt,
 		Arch: Ampere, SMs: 108,
-		Sources: withTDP(withArch(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcSMA100, ""), srcTDPA100)},
+		Sources: withTDP(withArch(withClock(src(srcModal, srcA100, srcA100, srcA100, srcA100, srcNetA100), srcClockA100), srcSMA100, ""), srcTDPA100)},
 	{Name: "h100-sxm", Description: "NVIDIA H100 SXM5 80GB", HBM: 81559 * MiB, HBMQuoted: "80 GB HBM3",
 		PeakBF16: 989 * TFLOPPerSecond, PeakFP8: 1979 * TFLOPPerSecond, MemBandwidth: 3350 * GBPerSecond,
 		ScaleUp: 450 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond, TDP: 700 * Watt,
@@ -110,35 +116,35 @@ var catalog = []GPU{
 		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond, TDP: 1000 * Watt,
 		PeakMXFP8: 4500 * TFLOPPerSecond, PeakFP4: 9000 * TFLOPPerSecond, Arch: Blackwell, SMs: 148,
-		Sources: withTDP(withArch(src(srcSmiB200, srcB200, srcB200, srcB200, srcB200, srcNetH), srcSMB200, srcFP4B200), srcTDPB200),
+		Sources: withTDP(withArch(withClock(src(srcSmiB200, srcB200, srcB200, srcB200, srcB200, srcNetH), srcClockBlackwell), srcSMB200, srcFP4B200), srcTDPB200),
 		Notes:   "8 TB/s is nominal; the driver's 7680-bit bus gives 7.67 TB/s (pytorch/ao#4002)"},
 	{Name: "b300", Description: "NVIDIA B300 SXM6 AC (HGX/DGX)", HBM: 275040 * MiB, HBMQuoted: "288 GB HBM3e",
 		PeakBF16: 2250 * TFLOPPerSecond, PeakFP8: 4500 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 800 * GbitPerSecond, TDP: 1100 * Watt,
 		PeakMXFP8: 4500 * TFLOPPerSecond, PeakFP4: 13500 * TFLOPPerSecond, Arch: BlackwellUltra, SMs: 148,
-		Sources: withTDP(withArch(src(srcSmiB300, srcB300, srcB300, srcB300, srcB300, srcNetB300), srcSMB300, srcFP4B300), srcTDPB300)},
+		Sources: withTDP(withArch(withClock(src(srcSmiB300, srcB300, srcB300, srcB300, srcB300, srcNetB300), srcClockBlackwell), srcSMB300, srcFP4B300), srcTDPB300)},
 	{Name: "gb200", Description: "NVIDIA GB200 NVL72 (per GPU)", HBM: 189471 * MiB, HBMQuoted: "186 GB HBM3e (13.4 TB / 72)",
 		PeakBF16: 2500 * TFLOPPerSecond, PeakFP8: 5000 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 400 * GbitPerSecond, TDP: 1200 * Watt,
 		PeakMXFP8: 5000 * TFLOPPerSecond, PeakFP4: 10000 * TFLOPPerSecond, Arch: Blackwell, SMs: 152,
-		Sources: withTDP(withArch(src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB), srcSMGB200, srcFP4GB), srcTDPGB200)},
+		Sources: withTDP(withArch(withClock(src(srcSmiGB, srcGB200, srcGB200, srcGB200, srcGB200, srcNetGB), srcClockBlackwell), srcSMGB200, srcFP4GB), srcTDPGB200)},
 	{Name: "gb300", Description: "NVIDIA GB300 NVL72 (per GPU)", HBM: 278 * GiB, HBMQuoted: "288 GB HBM3e (20 TB / 72)",
 		PeakBF16: 2500 * TFLOPPerSecond, PeakFP8: 5000 * TFLOPPerSecond, MemBandwidth: 8000 * GBPerSecond,
 		ScaleUp: 900 * GBPerSecond, ScaleUpDomain: 72, ScaleOut: 800 * GbitPerSecond, TDP: 1400 * Watt,
 		PeakMXFP8: 5000 * TFLOPPerSecond, PeakFP4: 15000 * TFLOPPerSecond, Arch: BlackwellUltra, SMs: 152,
-		Sources: withTDP(withArch(src(srcMIGGB300, srcGB300, srcGB300, srcGB300, srcGB300, srcNetGB300), srcSMGB300, srcFP4GB300), srcTDPGB300),
+		Sources: withTDP(withArch(withClock(src(srcMIGGB300, srcGB300, srcGB300, srcGB300, srcGB300, srcNetGB300), srcClockBlackwell), srcSMGB300, srcFP4GB300), srcTDPGB300),
 		Notes:   "HBM is the full-GPU MIG profile (7g.278gb, read in GiB as MIG names count: H100 7g.80gb = 79.6 GiB, B300 7g.269gb = 268.6 GiB driver totals), not a driver total: none of a GB300 NVL72 GPU was found"},
 	{Name: "mi300x", Description: "AMD Instinct MI300X", HBM: 206141652992, HBMQuoted: "192 GB HBM3",
 		PeakBF16: 1307.4 * TFLOPPerSecond, PeakFP8: 2614.9 * TFLOPPerSecond, MemBandwidth: 5300 * GBPerSecond,
 		ScaleUp: 448 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 400 * GbitPerSecond, TDP: 750 * Watt,
 		Arch: CDNA3, SMs: 304,
-		Sources: withTDP(withArch(src(srcSmiMI, srcMI300X, srcMI300X, srcMI300X, srcMI300X, srcNetMI), srcCUMI, ""), srcTDPMI),
+		Sources: withTDP(withArch(withClock(src(srcSmiMI, srcMI300X, srcMI300X, srcMI300X, srcMI300X, srcNetMI), srcClockNone), srcCUMI, ""), srcTDPMI),
 		Notes:   "Infinity Fabric is point-to-point: 64 GB/s per direction per peer, 448 GB/s with all 7 peers busy (8-GPU collectives)"},
 	{Name: "l40s", Description: "NVIDIA L40S", HBM: 46068 * MiB, HBMQuoted: "48 GB GDDR6",
 		PeakBF16: 362 * TFLOPPerSecond, PeakFP8: 733 * TFLOPPerSecond, MemBandwidth: 864 * GBPerSecond,
 		ScaleUp: 32 * GBPerSecond, ScaleUpDomain: 8, ScaleOut: 0, TDP: 350 * Watt,
 		Arch: Ada, SMs: 142,
-		Sources: withTDP(withArch(src(srcModal, srcL40S, srcL40S, srcL40S, srcL40S, "none: L40S servers have no standard scale-out NIC"), srcSML40S, ""), srcTDPL40S),
+		Sources: withTDP(withArch(withClock(src(srcModal, srcL40S, srcL40S, srcL40S, srcL40S, "none: L40S servers have no standard scale-out NIC"), srcClockNone), srcSML40S, ""), srcTDPL40S),
 		Notes:   "no NVLink: GPUs in one server talk over PCIe Gen4 x16 (32 GB/s per direction); the 8-GPU server is an assumption; give a cluster file for a network"},
 }
 

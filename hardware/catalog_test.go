@@ -112,3 +112,19 @@ func TestCatalogTDP(t *testing.T) {
 		t.Errorf("Watts(1200) = %q, want 1.20 kW", s)
 	}
 }
+
+// TestClockSourced: every catalog part says what share of its peak it is
+// priced at under load and why (a measurement, or the reason none is
+// applied), and only a part with a share has a share's source that
+// quotes a clock.
+func TestClockSourced(t *testing.T) {
+	for _, g := range GPUs() {
+		src := g.Sources["sustained_clock"]
+		if src == "" {
+			t.Errorf("%s: no source for the sustained clock", g.Name)
+		}
+		if g.SustainedClock > 0 && !strings.Contains(src, "MHz") {
+			t.Errorf("%s: sustained clock %.2f with a source that quotes no clock: %q", g.Name, g.SustainedClock, src)
+		}
+	}
+}

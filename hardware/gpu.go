@@ -52,15 +52,15 @@ type GPU struct {
 	ScaleOut Bandwidth `json:"scale_out_bytes_per_s"`
 	// SustainedClock is the share of the datasheet tensor-core peak the
 	// GPU sustains under full load at its power limit (the peak assumes a
-	// boost clock it cannot hold); 0 means no measurement, the datasheet
-	// peak. Only Hopper SXM carries one. A100 has no public figure under
-	// training load. B200 falls from 1965 to about 1580 MHz (0.80) under
-	// back-to-back FlashAttention-4 at about 1000 W
-	// (flashinfer-ai/flashinfer#2899), but it is not applied: the dense
-	// Blackwell calibration rows are already 8% slower than predicted at
-	// the unthrottled curves, and 0.80, refitted, takes them to -18% to
-	// -21% and the whole set's median from 9.1% to 10.8%: the term that
-	// would offset it is not found. The kernel curves of
+	// boost clock it cannot hold); 0 means none is applied, the datasheet
+	// peak. Only Hopper SXM carries one; every catalog part's
+	// Sources["sustained_clock"] gives its measurement or why there is
+	// none. A100 has no public figure under training load. B200 falls from
+	// 1965 to about 1580 MHz (0.80) under back-to-back FlashAttention-4 at
+	// about 1000 W (flashinfer-ai/flashinfer#2899), but it is not applied:
+	// refitted with it, the dense Blackwell calibration rows turn 7-20%
+	// slow and the fit's RMS log error rises from 10.2% to 12.2%, and the
+	// term that would offset it is not found. The kernel curves of
 	// costmodel/efficiency are fitted on short runs at the unthrottled
 	// clock (AIConfigurator's collector/helper.py benchmark_with_power:
 	// per shape 3 warm-ups for a GEMM, 10 for attention, then 6 CUDA-graph

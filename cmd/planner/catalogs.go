@@ -81,8 +81,8 @@ func runGPUs(args []string, stdout, stderr io.Writer) error {
 			for _, k := range []string{"hbm_bytes", "hbm_quoted", "peak", "mem_bandwidth", "scale_up", "scale_out"} {
 				fmt.Fprintf(stdout, "    %-13s %s\n", k, wrapText(g.Sources[k], textWidth, srcIndent))
 			}
-			if g.SustainedClock > 0 {
-				fmt.Fprintf(stdout, "    %-13s %s\n", "clock", wrapText(fmt.Sprintf("%.0f%% of the datasheet peak under load: %s", 100*g.SustainedClock, g.Sources["sustained_clock"]), textWidth, srcIndent))
+			if c := clockSource(g); c != "" {
+				fmt.Fprintf(stdout, "    %-13s %s\n", "clock", wrapText(c, textWidth, srcIndent))
 			}
 			if g.TDP > 0 {
 				fmt.Fprintf(stdout, "    %-13s %s\n", "tdp", wrapText(fmt.Sprintf("%v: %s", g.TDP, g.Sources["tdp"]), textWidth, srcIndent))
@@ -114,4 +114,18 @@ func cutFirst(s string) (string, string, bool) {
 		}
 	}
 	return s, "", false
+}
+
+// clockSource says what share of its datasheet peak g is priced at under
+// load and why: the sustained share with its measurement, or the peak
+// itself with the reason no share is applied.
+func clockSource(g hardware.GPU) string {
+	why := g.Sources["sustained_clock"]
+	switch {
+	case g.SustainedClock > 0:
+		return fmt.Sprintf("%.0f%% of the datasheet peak under load: %s", 100*g.SustainedClock, why)
+	case why != "":
+		return "the datasheet peak (no sustained share applied): " + why
+	}
+	return ""
 }
