@@ -115,8 +115,8 @@ func TestCatalogTDP(t *testing.T) {
 
 // TestClockSourced: every catalog part says what share of its peak it is
 // priced at under load and why (a measurement, or the reason none is
-// applied), and only a part with a share has a share's source that
-// quotes a clock.
+// applied), and a part with a share has a source that quotes the clock
+// it holds.
 func TestClockSourced(t *testing.T) {
 	for _, g := range GPUs() {
 		src := g.Sources["sustained_clock"]
