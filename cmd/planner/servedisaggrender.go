@@ -37,7 +37,7 @@ func writeDisaggResult(w io.Writer, q search.DisaggQuery, r *search.DisaggResult
 	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v, network latency %v",
 		100*r.Assumptions.ServeHBMEfficiency, g, computeShares(r.Assumptions, g, q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency, r.Assumptions.ServeNetworkLatency)
-	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource)
+	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource(r.Engine))
 	line(w, s, "disaggregated: no calibration rows of its own; its kernels and per-step overheads are the aggregated model's, fitted on measured-serving.csv")
 	if best := r.Best(); best != nil {
 		for _, n := range best.Latency.Notes {

@@ -297,3 +297,28 @@ func TestServeLoadFrontend(t *testing.T) {
 		t.Errorf("--frontend nginx: exit %d, %s", code, errs)
 	}
 }
+
+// TestServeOverheadSource: the assumptions say the engine's overheads
+// are the fitted ones only when they are, and give the fitted ones
+// beside overrides.
+func TestServeOverheadSource(t *testing.T) {
+	base := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--concurrency", "8"}
+	v := costmodel.Engines["vllm"]
+	given := fmt.Sprintf("step and request overheads as given (fitted on measured-serving.csv: %v and %v)", v.StepOverhead, v.RequestOverhead)
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "its step and request overheads fitted on measured-serving.csv (planner validate --serving)"},
+		{[]string{"--step-overhead-ms", "1"}, given},
+		{[]string{"--request-overhead-ms", "5", "--disaggregated"}, given},
+	} {
+		code, out, errs := runCLI(t, append(base, c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, errs)
+		}
+		if got := strings.Join(strings.Fields(out), " "); !strings.Contains(got, c.want) {
+			t.Errorf("%v: output lacks %q", c.extra, c.want)
+		}
+	}
+}

@@ -34,7 +34,7 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v",
 		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency)
-	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource)
+	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource(r.Engine))
 	if best := r.Best(); best != nil {
 		for _, n := range best.Latency.Notes {
 			line(w, s, "note: %s", n)
@@ -43,9 +43,17 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 }
 
 // overheadSource says where the engine line's step and request
-// overheads (and a front end's) come from: servingcal's fit, which
-// planner validate --serving prints.
-const overheadSource = "its step and request overheads fitted on measured-serving.csv (planner validate --serving)"
+// overheads come from: the preset's, fitted on measured-serving.csv by
+// costmodel/servingcal (planner validate --serving prints the fit), or
+// --step-overhead-ms and --request-overhead-ms, with the fitted ones
+// beside them.
+func overheadSource(e costmodel.Engine) string {
+	p := costmodel.Engines[e.Name]
+	if p.StepOverhead == e.StepOverhead && p.RequestOverhead == e.RequestOverhead {
+		return "its step and request overheads fitted on measured-serving.csv (planner validate --serving)"
+	}
+	return fmt.Sprintf("step and request overheads as given (fitted on measured-serving.csv: %v and %v)", p.StepOverhead, p.RequestOverhead)
+}
 
 // writeServeHeader prints the model, GPU, load, engine, formats and
 // targets of a serving answer, and the measured points behind it
