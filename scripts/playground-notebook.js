@@ -35,6 +35,17 @@ const { chromium } = require("playwright-core");
   // restarted from that page then never reported idle to it. So each
   // miss ends the session (its kernel with it) and runs the notebook
   // again in a new page with a new kernel, up to three runs in all.
+  // A first page on a fresh Jupyter server (new signing key, first
+  // kernel) is where the misses happened: open one, let its kernel come
+  // up, and end it before the run that counts.
+  {
+    const warm = await browser.newPage();
+    await warm.goto(process.env.NB_URL);
+    await warm.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() &&
+      !Jupyter.notebook.kernel_busy, null, { timeout: 60000 });
+    await warm.evaluate(() => new Promise((done) => Jupyter.notebook.session.delete(done, done))).catch(() => {});
+    await warm.close();
+  }
   let page, zero;
   const waits = [Number(process.env.NB_FIRST_WAIT_MS || 90000), 120000, 120000];
   for (let i = 0; ; i++) {
