@@ -11,15 +11,21 @@ const { chromium } = require("playwright-core");
     executablePath: process.env.CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
   });
-  // open loads the notebook in a new page, waits for its kernel to be
-  // connected and idle, runs every cell from clean outputs and waits up
-  // to timeout ms for the controls; it returns the page and the ZeRO-stage
-  // control.
+  // ready waits for page's kernel to be connected and idle; end ends
+  // page's session, its kernel with it, and closes the page.
+  const ready = (page) => page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel &&
+    Jupyter.notebook.kernel.is_connected() && !Jupyter.notebook.kernel_busy, null, { timeout: 60000 });
+  const end = async (page) => {
+    await page.evaluate(() => new Promise((done) => Jupyter.notebook.session.delete(done, done))).catch(() => {});
+    await page.close();
+  };
+  // open loads the notebook in a new page, runs every cell from clean
+  // outputs once the kernel is ready, and waits up to timeout ms for the
+  // controls; it returns the page and the ZeRO-stage control.
   const open = async (timeout) => {
     const page = await browser.newPage({ viewport: { width: 1300, height: 1800 } });
     await page.goto(process.env.NB_URL);
-    await page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() &&
-      !Jupyter.notebook.kernel_busy, null, { timeout: 60000 });
+    await ready(page);
     await page.evaluate(() => { Jupyter.notebook.clear_all_output(); Jupyter.notebook.execute_all_cells(); });
     const zero = page.locator(".output_area select").nth(5); // model, GPU, GPUs, sequence, micro-batch, ZeRO stage, ...
     try {
@@ -30,22 +36,17 @@ const { chromium } = require("playwright-core");
     }
     return { page, zero };
   };
-  // Seen in CI about one run in two, and under load here: the kernel ran
-  // the controls' cell but the page never showed its output; a kernel
-  // restarted from that page then never reported idle to it. So each
-  // miss ends the session (its kernel with it) and runs the notebook
+  // Seen in CI about one run in two, and under load here, always on the
+  // first page of a fresh Jupyter server (new signing key, first kernel):
+  // the kernel ran the controls' cell but the page never showed its
+  // output, and a kernel restarted from that page never reported idle to
+  // it. So a warm-up page brings up a first kernel and ends it, and each
+  // miss of the run that counts ends its session and runs the notebook
   // again in a new page with a new kernel, up to three runs in all.
-  // A first page on a fresh Jupyter server (new signing key, first
-  // kernel) is where the misses happened: open one, let its kernel come
-  // up, and end it before the run that counts.
-  {
-    const warm = await browser.newPage();
-    await warm.goto(process.env.NB_URL);
-    await warm.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() &&
-      !Jupyter.notebook.kernel_busy, null, { timeout: 60000 });
-    await warm.evaluate(() => new Promise((done) => Jupyter.notebook.session.delete(done, done))).catch(() => {});
-    await warm.close();
-  }
+  const warm = await browser.newPage();
+  await warm.goto(process.env.NB_URL);
+  await ready(warm);
+  await end(warm);
   let page, zero;
   const waits = [Number(process.env.NB_FIRST_WAIT_MS || 90000), 120000, 120000];
   for (let i = 0; ; i++) {
@@ -55,8 +56,7 @@ const { chromium } = require("playwright-core");
     } catch (e) {
       if (!e.page || i + 1 === waits.length) throw e;
       console.log("playground notebook: no controls in time (" + e.message.split("\n")[0] + "); ending the session and running again in a new page");
-      await e.page.evaluate(() => new Promise((done) => Jupyter.notebook.session.delete(done, done))).catch(() => {});
-      await e.page.close();
+      await end(e.page);
     }
   }
   const out = page.locator('div[id^="planner_pg_out_"]');
