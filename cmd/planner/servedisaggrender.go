@@ -38,7 +38,7 @@ func writeDisaggResult(w io.Writer, q search.DisaggQuery, r *search.DisaggResult
 		100*r.Assumptions.ServeHBMEfficiency, g, computeShares(r.Assumptions, g, q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency, r.Assumptions.ServeNetworkLatency)
 	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource(r.Engine))
-	line(w, s, "disaggregated: no calibration rows of its own; its kernels and per-step overheads are the aggregated model's, fitted on measured-serving.csv")
+	line(w, s, "disaggregated: no calibration rows of its own; its kernels and overheads are the aggregated model's (the lines above)")
 	if best := r.Best(); best != nil {
 		for _, n := range best.Latency.Notes {
 			line(w, s, "note: %s", n)
