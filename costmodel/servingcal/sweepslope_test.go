@@ -34,8 +34,8 @@ func slope(x, y []float64) float64 {
 // its 9 groups), nor does the model, whose TTFT there does not depend
 // on osl; it misses the Llama rows' TTFT by a median 28%. Priced as
 // one KV slot fewer than requests in flight, the Llama rows keep
-// 140-240 ms too much TTFT: the request overheads that the Qwen3 sweeps of
-// the same release need (README, serving accuracy).
+// 140-240 ms too much TTFT: the request overheads that the Qwen3
+// sweeps of the same release need (README, serving accuracy).
 func TestSweepOutputLengthSignature(t *testing.T) {
 	pts, err := Load()
 	if err != nil {
