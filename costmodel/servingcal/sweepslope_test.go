@@ -3,22 +3,9 @@ package servingcal
 import (
 	"sort"
 	"testing"
-)
 
-// slope is the least-squares slope of y over x.
-func slope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx, my = mx+x[i], my+y[i]
-	}
-	mx, my = mx/float64(len(x)), my/float64(len(y))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
-}
+	"gonum.org/v1/gonum/stat"
+)
 
 // TestSweepOutputLengthSignature holds a measured signature the model
 // does not price. In TensorRT-LLM 1.0.0rc3's Llama 3.1 8B sweep on
@@ -61,7 +48,8 @@ func TestSweepOutputLengthSignature(t *testing.T) {
 		if len(x[k]) < 3 {
 			continue
 		}
-		slopes[k.model] = append(slopes[k.model], slope(x[k], y[k]))
+		_, beta := stat.LinearRegression(x[k], y[k], nil, false)
+		slopes[k.model] = append(slopes[k.model], beta)
 	}
 	for _, c := range []struct {
 		model  string
