@@ -46,13 +46,27 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 // overheads come from: the preset's, fitted on measured-serving.csv by
 // costmodel/servingcal (planner validate --serving prints the fit), or
 // --step-overhead-ms and --request-overhead-ms, with the fitted ones
-// beside them.
+// beside them; and the front end's, which is always the fitted one
+// (costmodel.FrontendOverheads).
 func overheadSource(e costmodel.Engine) string {
 	p := costmodel.Engines[e.Name]
 	if p.StepOverhead == e.StepOverhead && p.RequestOverhead == e.RequestOverhead {
-		return "its step and request overheads fitted on measured-serving.csv (planner validate --serving)"
+		return "its step and request overheads" + frontendSource(e) + " fitted on measured-serving.csv (planner validate --serving)"
 	}
-	return fmt.Sprintf("step and request overheads as given (fitted on measured-serving.csv: %v and %v)", p.StepOverhead, p.RequestOverhead)
+	s := fmt.Sprintf("step and request overheads as given (fitted on measured-serving.csv: %v and %v)", p.StepOverhead, p.RequestOverhead)
+	if f := frontendSource(e); f != "" {
+		s += "; the " + e.Frontend + " front end's fitted on measured-serving.csv"
+	}
+	return s
+}
+
+// frontendSource is ", and the dynamo front end's" when a front end
+// with a fitted overhead stands before the engine, else empty.
+func frontendSource(e costmodel.Engine) string {
+	if e.Frontend == "" || e.FrontendOverhead == 0 {
+		return ""
+	}
+	return ", and the " + e.Frontend + " front end's,"
 }
 
 // writeServeHeader prints the model, GPU, load, engine, formats and
