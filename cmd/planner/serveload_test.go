@@ -299,8 +299,8 @@ func TestServeLoadFrontend(t *testing.T) {
 }
 
 // TestServeOverheadSource: the assumptions say the engine's overheads
-// are the fitted ones only when they are, and give the fitted ones
-// beside overrides.
+// are the fitted ones only when they are, give the fitted ones beside
+// overrides, and name the front end's as fitted too.
 func TestServeOverheadSource(t *testing.T) {
 	base := []string{"serve", "--model", "llama3.1-8b", "--gpu", "h100", "--concurrency", "8"}
 	v := costmodel.Engines["vllm"]
@@ -312,6 +312,8 @@ func TestServeOverheadSource(t *testing.T) {
 		{nil, "its step and request overheads fitted on measured-serving.csv (planner validate --serving)"},
 		{[]string{"--step-overhead-ms", "1"}, given},
 		{[]string{"--request-overhead-ms", "5", "--disaggregated"}, given},
+		{[]string{"--frontend", "dynamo"}, "its step and request overheads, and the dynamo front end's, fitted on measured-serving.csv"},
+		{[]string{"--frontend", "dynamo", "--step-overhead-ms", "1"}, given + "; the dynamo front end's fitted on measured-serving.csv"},
 	} {
 		code, out, errs := runCLI(t, append(base, c.extra...)...)
 		if code != 0 {
