@@ -2,6 +2,8 @@ package calibration
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gpu-planner/planner/costmodel"
 )
@@ -59,15 +61,24 @@ func (c *Case) offloadLayers(n int) {
 
 // recipePlan replaces the case's plan by p, a recipe setting (what) the
 // table's columns do not carry, and records it with how the model reads
-// it; a plan the layout cannot take keeps the case's own and says why.
-func (c *Case) recipePlan(p costmodel.Plan, what, how string) {
+// it; a plan the layout cannot take keeps the case's own, says why and
+// reports false.
+func (c *Case) recipePlan(p costmodel.Plan, what, how string) bool {
 	q, err := p.Normalize(c.Model, c.Cluster.GPUs())
 	if err != nil {
 		assume(&c.Assumed, "recipe: %s (not modeled: %v)", what, err)
-		return
+		return false
 	}
 	c.Plan = q
 	assume(&c.Assumed, "recipe: %s (%s)", what, how)
+	return true
+}
+
+// dropRecomputeDefault removes the framework's default recompute from the
+// assumptions (Case.recompute's "recompute=..."), once a recipe has set
+// the recompute the case runs, so the list names only what is priced.
+func (c *Case) dropRecomputeDefault() {
+	c.Assumed = slices.DeleteFunc(c.Assumed, func(a string) bool { return strings.HasPrefix(a, "recompute=") })
 }
 
 // recomputeModules sets the recipe's recompute_modules (a list the
@@ -79,6 +90,7 @@ func (c *Case) recomputeModules(names string) {
 		panic(err)
 	}
 	c.Plan.Recompute, c.Plan.RecomputeModules = costmodel.Selective, mods
+	c.dropRecomputeDefault()
 	assume(&c.Assumed, "recipe: recompute_granularity selective, recompute_modules %s", mods)
 }
 
@@ -91,5 +103,7 @@ func (c *Case) recomputeModules(names string) {
 func (c *Case) blockRecompute(n int) {
 	p := c.Plan
 	p.Recompute, p.RecomputeModules, p.RecomputeMethod, p.RecomputeLayers = costmodel.Full, 0, costmodel.Block, n
-	c.recipePlan(p, fmt.Sprintf("recompute_num_layers %d", n), "recompute_granularity full, recompute_method block")
+	if c.recipePlan(p, fmt.Sprintf("recompute_num_layers %d", n), "recompute_granularity full, recompute_method block") {
+		c.dropRecomputeDefault()
+	}
 }

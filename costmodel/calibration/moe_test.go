@@ -53,7 +53,8 @@ func TestMoERows(t *testing.T) {
 
 // TestMoERecipeRecomputeModules: the recipes' recompute_modules become
 // selective recompute of exactly those modules (bridgemoe.go,
-// bridgeMoERecipes), by release.
+// bridgeMoERecipes), by release, and the framework's default recompute
+// the recipe replaced is no longer among the case's assumptions.
 func TestMoERecipeRecomputeModules(t *testing.T) {
 	for id, want := range map[string]costmodel.RecomputeModules{
 		"r0286": costmodel.ModMLAUpProj | costmodel.ModMLP,    // DeepSeek-V3, B200, pp 8 v 2
@@ -66,6 +67,11 @@ func TestMoERecipeRecomputeModules(t *testing.T) {
 		got := c.Plan.RecomputeModules
 		if want == 0 && c.Plan.Recompute != costmodel.NoRecompute || want != 0 && (c.Plan.Recompute != costmodel.Selective || got != want) {
 			t.Errorf("%s: %s recompute %s modules %v, want %v", id, c.Model.Name, c.Plan.Recompute, got, want)
+		}
+		for _, a := range c.Assumed {
+			if want != 0 && strings.HasPrefix(a, "recompute=") {
+				t.Errorf("%s: the recipe sets the recompute, yet the assumptions keep the default %q", id, a)
+			}
 		}
 	}
 }
