@@ -54,7 +54,7 @@ func overheadSource(e costmodel.Engine) string {
 		return "its step and request overheads" + frontendSource(e) + " fitted on measured-serving.csv (planner validate --serving)"
 	}
 	s := fmt.Sprintf("step and request overheads as given (fitted on measured-serving.csv: %v and %v)", p.StepOverhead, p.RequestOverhead)
-	if f := frontendSource(e); f != "" {
+	if frontendSource(e) != "" {
 		s += "; the " + e.Frontend + " front end's fitted on measured-serving.csv"
 	}
 	return s
