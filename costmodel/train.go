@@ -334,6 +334,9 @@ func (e *Evaluator) notes(p Plan) []string {
 	if p.Seq > e.m.MaxSeq {
 		out = append(out, fmt.Sprintf("seq=%d exceeds the model's max_position_embeddings %d", p.Seq, e.m.MaxSeq))
 	}
+	if n := e.slidingNote(p); n != "" {
+		out = append(out, n)
+	}
 	out = append(out, tuneNotes(p)...)
 	if p.TP > e.c.GPUsPerNode {
 		out = append(out, fmt.Sprintf("tp=%d spans more than one %d-GPU node: its all-reduces cross the network", p.TP, e.c.GPUsPerNode))
