@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-planner/planner/costmodel"
+	"github.com/gpu-planner/planner/search"
 )
 
 // TestServeLoadDoneWhen: the example answers with GPUs, a layout
@@ -321,6 +322,29 @@ func TestServeOverheadSource(t *testing.T) {
 		}
 		if got := strings.Join(strings.Fields(out), " "); !strings.Contains(got, c.want) {
 			t.Errorf("%v: output lacks %q", c.extra, c.want)
+		}
+	}
+}
+
+// TestLoadAnswerLine checks the serve headline's wording with and
+// without latency targets and its count of GPUs.
+func TestLoadAnswerLine(t *testing.T) {
+	one := []search.LoadLayout{{Layout: "tp1-pp1 x 1 replica", GPUs: 1}}
+	for _, tc := range []struct {
+		r    search.LoadResult
+		want string
+	}{
+		{search.LoadResult{ServeContext: search.ServeContext{GPU: "b200"}, GPUs: 1, Layouts: one},
+			"fewest GPUs that serve this load (no latency targets given): 1 b200; cheapest: tp1-pp1 x 1 replica on 1 GPU; 1 layout does"},
+		{search.LoadResult{ServeContext: search.ServeContext{GPU: "b200", TPOT: 0.03}, GPUs: 1, Layouts: one},
+			"fewest GPUs that meet the targets: 1 b200; cheapest: tp1-pp1 x 1 replica on 1 GPU; 1 layout meets them"},
+		{search.LoadResult{ServeContext: search.ServeContext{GPU: "b200", TTFT: 0.5}},
+			"no layout of b200 meets the targets at this load"},
+		{search.LoadResult{ServeContext: search.ServeContext{GPU: "b200"}},
+			"no layout of b200 serves this load without overload"},
+	} {
+		if got := loadAnswerLine(&tc.r); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("loadAnswerLine = %q, want it to start %q", got, tc.want)
 		}
 	}
 }

@@ -162,11 +162,15 @@ func targetText(t hardware.Seconds) string {
 // loadAnswerLine is the headline.
 func loadAnswerLine(r *search.LoadResult) string {
 	best := r.Best()
-	if best == nil {
-		return "no layout of " + r.GPU + " meets the targets at this load"
+	meet, one, many, none := "meet the targets", "layout meets them", "layouts meet them", "meets the targets at this load"
+	if r.TTFT == 0 && r.TPOT == 0 {
+		meet, one, many, none = "serve this load (no latency targets given)", "layout does", "layouts do", "serves this load without overload"
 	}
-	return fmt.Sprintf("fewest GPUs that meet the targets: %d %s; cheapest: %s on %d GPUs; %s, cheapest (GPU-seconds per token) first",
-		r.GPUs, r.GPU, best.Layout, best.GPUs, plural(len(r.Layouts), "layout meets them", "layouts meet them"))
+	if best == nil {
+		return "no layout of " + r.GPU + " " + none
+	}
+	return fmt.Sprintf("fewest GPUs that %s: %d %s; cheapest: %s on %s; %s, cheapest (GPU-seconds per token) first",
+		meet, r.GPUs, r.GPU, best.Layout, plural(best.GPUs, "GPU", "GPUs"), plural(len(r.Layouts), one, many))
 }
 
 // loadTable lists the layouts that meet the targets.
