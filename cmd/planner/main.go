@@ -44,7 +44,7 @@ var commands = map[string]command{
 	"models":     {"list the model catalog", runModels},
 	"gpus":       {"list the GPU catalog", runGPUs},
 	"serve":      {"fewest GPUs and ranked layouts to serve a model to its users, with speed", runServe},
-	"validate":   {"compare predicted step times with the published measurements", runValidate},
+	"validate":   {"compare predicted step times, memory and serving latencies with the published measurements", runValidate},
 	"report":     {"a self-contained architecture review (HTML or Markdown) of a search", runReport},
 	"export":     {"a plan as Megatron-LM, torchtitan, Megatron-Bridge or DeepSpeed launch config", runExport},
 	"playground": {"serve the playground as a local web page (controls redraw the inventory, timeline and step time)", runPlayground},

@@ -93,8 +93,13 @@ func (f *serveCmdFlags) serveLoad(set map[string]bool) (costmodel.ServeLoad, err
 	if !set["concurrency"] && !set["rate"] {
 		l.Concurrency = float64(f.serve.users)
 	}
-	if l.Concurrency < 0 || l.Rate < 0 || (l.Concurrency > 0 && l.Rate > 0) {
-		return l, badInputf("--concurrency %g and --rate %g: give one positive load, not both", l.Concurrency, l.Rate)
+	switch {
+	case l.Concurrency < 0:
+		return l, badInputf("--concurrency %g is not a load: give the requests in flight, more than 0", l.Concurrency)
+	case l.Rate < 0:
+		return l, badInputf("--rate %g is not a load: give the requests per second, more than 0", l.Rate)
+	case l.Concurrency > 0 && l.Rate > 0:
+		return l, badInputf("--concurrency %g and --rate %g: give one load, not both", l.Concurrency, l.Rate)
 	}
 	return l, badInput(l.Validate())
 }
