@@ -130,11 +130,11 @@ const (
 // Engines are the presets, by name. The step overheads are the fitted
 // values of costmodel/servingcal (TestFittedDefaults checks them).
 var Engines = map[string]Engine{
-	"vllm": {Name: "vllm", StepOverhead: 2.68e-3, RequestOverhead: 39.3e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"vllm": {Name: "vllm", StepOverhead: 2.18e-3, RequestOverhead: 37.8e-3, BlockTokens: 16, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		MemoryFraction: 0.9},
-	"sglang": {Name: "sglang", StepOverhead: 5.34e-3, RequestOverhead: 293e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
+	"sglang": {Name: "sglang", StepOverhead: 4.46e-3, RequestOverhead: 278e-3, BlockTokens: 1, ChunkTokens: 8192, CUDAGraphs: true,
 		DecodeOnlyGraphs: true, MemoryFraction: 0.88},
-	"trtllm": {Name: "trtllm", StepOverhead: 3.41e-3, RequestOverhead: 98.5e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
+	"trtllm": {Name: "trtllm", StepOverhead: 2.77e-3, RequestOverhead: 99.2e-3, BlockTokens: 32, ChunkTokens: 8192, MixedPrefill: true, CUDAGraphs: true,
 		DecodeOnlyGraphs: true, MemoryFraction: 0.9, OfFreeMemory: true, ReserveFullLength: true},
 }
 

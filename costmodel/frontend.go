@@ -29,7 +29,7 @@ const (
 // deployed behind it, against the InferenceMAX points behind the
 // engines' own servers (costmodel/servingcal; TestFittedDefaults checks
 // it).
-var FrontendOverheads = map[string]hardware.Seconds{FrontendNative: 0, FrontendDynamo: 44.4e-3}
+var FrontendOverheads = map[string]hardware.Seconds{FrontendNative: 0, FrontendDynamo: 44.3e-3}
 
 // FrontendNames are the front ends, sorted.
 var FrontendNames = []string{FrontendDynamo, FrontendNative}

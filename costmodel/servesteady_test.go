@@ -45,15 +45,18 @@ func TestCycleStepRoot(t *testing.T) {
 
 // TestDecodeStepBandwidth: a lone decode step of Llama 3.1 8B in bf16 on
 // one H100 streams its 15.0 GB of non-embedding weights (plus a tiny
-// cache) at the achieved bandwidth: 15.0e9 / (3.35e12 x share) plus the
-// engine's step overhead.
+// cache) at the achieved bandwidth, 15.0e9 / (3.35e12 x share), plus
+// the fixed launch of its 129 weight GEMM calls (4 a layer and the output
+// layer, GEMMLaunch), and the engine's step overhead.
 func TestDecodeStepBandwidth(t *testing.T) {
 	r := loadOf(t, "llama3.1-8b", "h100-sxm", 1, DTypeBF16, ServeLoad{InputTokens: 128, OutputTokens: 128, Concurrency: 1}, "vllm")
 	m, _ := LookupModel("llama3.1-8b")
 	p := m.Params()
-	want := 2 * (p.Total - p.Embedding) / (3.35e12 * GenerationShares[Hopper].HBM)
-	if got := float64(r.Decode.Linear); !within(got, want, 0.01) {
-		t.Errorf("decode linear %v, want %.4g s (weights / achieved bandwidth)", r.Decode.Linear, want)
+	calls := 32*4 + 1
+	want := 2*(p.Total-p.Embedding)/(3.35e12*GenerationShares[Hopper].HBM) + float64(calls)*float64(GEMMLaunch(mustGPU(t, "h100-sxm")))
+	if got := float64(r.Decode.Linear); !within(got, want, 0.01) || r.Decode.LinearCalls != calls {
+		t.Errorf("decode linear %v in %d calls, want %.4g s in %d (weights / achieved bandwidth + the calls' launches)",
+			r.Decode.Linear, r.Decode.LinearCalls, want, calls)
 	}
 	if r.Decode.Overhead != Engines["vllm"].StepOverhead {
 		t.Errorf("overhead %v, want the preset's %v", r.Decode.Overhead, Engines["vllm"].StepOverhead)

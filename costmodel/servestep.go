@@ -11,9 +11,14 @@ import (
 // Generative Models", OSDI, sec. 3: iteration-level scheduling): every
 // decoding sequence adds one token, and a prefill chunk may join.
 type BatchStep struct {
-	// Linear is the weight GEMMs: max(weight bytes / HBM, FLOPs / peak)
-	// per stage, the tokens of decode and prefill sharing one weight read.
-	Linear hardware.Seconds `json:"linear_s"`
+	// Linear is the weight GEMMs: max(weight bytes / HBM + LinearLaunch,
+	// FLOPs / peak) per stage, the tokens of decode and prefill sharing
+	// one weight read. LinearLaunch is LinearCalls x GEMMLaunch, the
+	// calls' fixed GPU time, part of Linear where the weight read bounds
+	// the stage.
+	Linear       hardware.Seconds `json:"linear_s"`
+	LinearCalls  int              `json:"linear_calls"`
+	LinearLaunch hardware.Seconds `json:"linear_launch_s"`
 	// DecodeAttention reads every decoding sequence's KV cache once.
 	DecodeAttention hardware.Seconds `json:"decode_attention_s"`
 	// PrefillAttention is the chunk's attention FLOPs.
@@ -30,6 +35,8 @@ type BatchStep struct {
 type batchModel struct {
 	speedModel
 	eng Engine
+	// launch is the GPU's weight GEMM launch (GEMMLaunch).
+	launch hardware.Seconds
 }
 
 // newBatchModel checks the plan and builds the step model of s.
@@ -46,7 +53,7 @@ func newBatchModel(m *Model, c hardware.Cluster, s ServePlan, eng Engine, a Assu
 	}
 	e := speedModel{m: m, c: c, s: s, a: a, layout: layout, peak: weightPeak(c.GPU, s.Weights)}
 	e.nccl, e.hasNCCL = ncclAllReduce(c.GPU)
-	return batchModel{speedModel: e, eng: eng}, nil
+	return batchModel{speedModel: e, eng: eng, launch: GEMMLaunch(c.GPU)}, nil
 }
 
 // step is one engine step: batch decoding sequences whose caches hold
@@ -70,7 +77,11 @@ func (b batchModel) step(batch, ctx float64, chunk, prompt int) BatchStep {
 		share := float64(g.layers) / float64(b.m.Layers) / float64(b.s.TP)
 		wBytes := b.weightsRead(g, int(math.Ceil(tokens))) * weightBytesPerParam(b.s.Weights)
 		all, routed := b.linearFLOPs(g, batch, chunk), b.routedFLOPs(g, batch, chunk)
-		t.Linear += hardware.Seconds(max(wBytes/M, (all-routed)/P+routed/Pmoe))
+		calls := b.m.gemmCalls(g)
+		launch := hardware.Seconds(calls) * b.launch
+		t.LinearCalls += calls
+		t.LinearLaunch += launch
+		t.Linear += max(hardware.Seconds(wBytes/M)+launch, hardware.Seconds((all-routed)/P+routed/Pmoe))
 		kv := batch * b.kvBytes(g, ctx) * b.eng.kvReadScale(b.s.KV)
 		t.DecodeAttention += hardware.Seconds(max(kv/M, batch*perKey*b.m.attendedKeys(int(ctx))*share/P16))
 		t.PrefillAttention += hardware.Seconds(float64(chunk) * perKey * b.m.attendedKeys(prompt/2) * share / P16)

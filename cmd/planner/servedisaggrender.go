@@ -34,8 +34,8 @@ func writeDisaggResult(w io.Writer, q search.DisaggQuery, r *search.DisaggResult
 	}
 	heading(w, s, "assumptions")
 	g := costmodel.GenerationOf(q.GPU)
-	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v, network latency %v",
-		100*r.Assumptions.ServeHBMEfficiency, g, computeShares(r.Assumptions, g, q.Weights, q.Model.MoE != nil),
+	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv) and %v a weight GEMM call (%s), %s, %.0f%% of link bandwidth; all-reduce latency %v, network latency %v",
+		100*r.Assumptions.ServeHBMEfficiency, g, costmodel.GEMMLaunch(q.GPU), srcGEMMLaunch, computeShares(r.Assumptions, g, q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency, r.Assumptions.ServeNetworkLatency)
 	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource(r.Engine))
 	line(w, s, "disaggregated: no calibration rows of its own; its kernels and overheads are the aggregated model's (the lines above)")
@@ -106,8 +106,8 @@ func writeDisaggState(w io.Writer, v *costmodel.DisaggLatency, s tableStyle) {
 		x.Time, x.Bytes, x.SendPerGPU, x.ReceivePerGPU, link, x.Bandwidth, 100*x.Efficiency, x.Latency)
 	line(w, s, "decode pool: %s of %s (%s), %.3g requests/s each, %.3g sequences decoding (Little's law: rate x %d steps x TPOT); the KV cache admits %d sequences of %.0f tokens",
 		plural(d.Workers, "worker", "workers"), plural(d.GPUsPerWorker, "GPU", "GPUs"), plural(v.DecodeGPUs, "GPU", "GPUs"), d.Rate, d.Batch, v.Load.OutputTokens-1, d.Slots, d.AdmitTokens)
-	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
-		d.Step.Total, d.Step.Linear, d.Step.DecodeAttention, d.Step.Communication, d.Step.Overhead)
+	line(w, s, "decode step %v = weight GEMMs %s + decode attention %v + communication %v + overhead %v",
+		d.Step.Total, weightGEMMs(d.Step), d.Step.DecodeAttention, d.Step.Communication, d.Step.Overhead)
 	line(w, s, "TTFT %v = request overhead %v + slot wait %v + prefill queue wait %v + prefill %v + KV transfer %v (%v without the transfer, the prefill phase alone)",
 		v.TTFT, v.RequestOverhead, v.SlotWait, v.QueueWait, v.PrefillTime, v.KVTime, v.PrefillTTFT)
 	line(w, s, "TPOT %v: the decode step; no prefill joins it", v.TPOT)

@@ -31,8 +31,9 @@ func writeLoadResult(w io.Writer, q search.LoadQuery, r *search.LoadResult, top 
 		}
 	}
 	heading(w, s, "assumptions")
-	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv), %s, %.0f%% of link bandwidth; all-reduce latency %v",
-		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights, q.Model.MoE != nil),
+	line(w, s, "speed: %.1f%% of HBM bandwidth (%s, fitted on measured-serving.csv) and %v a weight GEMM call (%s), %s, %.0f%% of link bandwidth; all-reduce latency %v",
+		100*r.Assumptions.ServeHBMEfficiency, costmodel.GenerationOf(q.GPU), costmodel.GEMMLaunch(q.GPU), srcGEMMLaunch,
+		computeShares(r.Assumptions, costmodel.GenerationOf(q.GPU), q.Weights, q.Model.MoE != nil),
 		100*r.Assumptions.ServeLinkEfficiency, r.Assumptions.ServeAllReduceLatency)
 	line(w, s, "engine preset: %s; %s", costmodel.EngineSource(r.Engine.Name), overheadSource(r.Engine))
 	if best := r.Best(); best != nil {
@@ -200,8 +201,8 @@ func writeSteadyState(w io.Writer, v *costmodel.ServeLatency, s tableStyle) {
 	}
 	line(w, s, unit+": %.3g requests admitted, %.3g of them decoding on average; the KV cache admits %d sequences of %.0f tokens",
 		v.Running, v.DecodeBatch, v.Slots, v.AdmitTokens)
-	line(w, s, "decode step %v = weight GEMMs %v + decode attention %v + communication %v + overhead %v",
-		v.Decode.Total, v.Decode.Linear, v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)
+	line(w, s, "decode step %v = weight GEMMs %s + decode attention %v + communication %v + overhead %v",
+		v.Decode.Total, weightGEMMs(v.Decode), v.Decode.DecodeAttention, v.Decode.Communication, v.Decode.Overhead)
 	if v.Engine.MixedPrefill {
 		line(w, s, "a step with a %d-token prefill chunk takes %v (prefill attention %v); a prompt takes %s",
 			v.ChunkTokens, v.Chunked.Total, v.Chunked.PrefillAttention, plural(v.Chunks, "chunk", "chunks"))
@@ -252,4 +253,16 @@ func computeShares(a costmodel.Assumptions, g costmodel.Generation, w costmodel.
 	}
 	return fmt.Sprintf("weight GEMMs at %.1f%%%s and prefill attention at %.1f%% of the tensor-core peak (%s's measured kernels)",
 		100*k.GEMM(w), experts, 100*k.Attention, g)
+}
+
+// srcGEMMLaunch says where a weight GEMM call's fixed time comes from.
+const srcGEMMLaunch = "the launch of the GPU's BF16 GEMM curve, costmodel/efficiency"
+
+// weightGEMMs is a step's weight GEMM time with the share of it the
+// calls' fixed launches take, where the weight read bounds the step.
+func weightGEMMs(b costmodel.BatchStep) string {
+	if b.LinearCalls == 0 || b.LinearLaunch >= b.Linear {
+		return b.Linear.String()
+	}
+	return fmt.Sprintf("%v (%v of it the %d calls' launches)", b.Linear, b.LinearLaunch, b.LinearCalls)
 }

@@ -37,7 +37,7 @@ type Params struct {
 const InferenceMAXRounds = 10
 
 // sweepRounds is the fitted requests per client of the sweep harness.
-const sweepRounds = 7.45
+const sweepRounds = 7.44
 
 // Defaults are the parameters the costmodel presets carry.
 func Defaults() Params {
