@@ -62,6 +62,7 @@ type hfConfig struct {
 	IntermediateSizeMLP *int            `json:"intermediate_size_mlp"`
 	AttentionChunkSize  *int            `json:"attention_chunk_size"`
 	SharedExpertFFN     *int            `json:"shared_expert_intermediate_size"`
+	QuantizationConfig  *hfQuantization `json:"quantization_config"`
 
 	// Multi-head latent attention (DeepSeek-V3).
 	QLoRARank     *int `json:"q_lora_rank"`
@@ -104,6 +105,7 @@ func ParseHFConfig(r io.Reader, name string) (*Model, error) {
 		return nil, r2.err
 	}
 	m.Name, m.Family = name, c.ModelType
+	m.Checkpoint, m.CheckpointNote = c.QuantizationConfig.checkpoint()
 	m.Source = "Hugging Face config.json (" + name + ")"
 	if err := m.Validate(); err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ func (f *serveCmdFlags) query() (search.ServeQuery, error) {
 	if err != nil {
 		return q, badInput(err)
 	}
-	load, err := f.serve.load()
+	load, err := f.serve.load(m)
 	if err != nil {
 		return q, err
 	}

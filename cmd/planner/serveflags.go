@@ -22,14 +22,16 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.context, "context", 4096, "serving: tokens per sequence (prompt + output)")
 	fs.IntVar(&f.users, "users", 1, "serving: concurrent sequences")
-	fs.StringVar(&f.weightsDType, "weights-dtype", "bf16", "serving: weight format: bf16, fp8, fp8-block (128 x 128 block scales, DeepSeek-V3 style), int4, fp32, nvfp4, mxfp4")
+	fs.StringVar(&f.weightsDType, "weights-dtype", "", "serving: weight format: bf16, fp8, fp8-block (128 x 128 block scales, DeepSeek-V3 style), int4, fp32, nvfp4, mxfp4 (default: the checkpoint's, from its config.json quantization_config: mxfp4 for gpt-oss, fp8-block for DeepSeek-V3, bf16 without one)")
 	fs.StringVar(&f.kvDType, "kv-dtype", "bf16", "serving: KV cache format: bf16, fp8, fp32")
 	fs.IntVar(&f.blockTokens, "block-size", 16, "serving: paged KV-cache block in tokens (vLLM's default 16); 0 for a contiguous cache")
 	f.speed.register(fs)
 }
 
-// load is the serving load of the flags: everything but the layout.
-func (f *serveFlags) load() (costmodel.ServePlan, error) {
+// load is the serving load of the flags for model m: everything but the
+// layout. Without --weights-dtype the weights are in m's checkpoint
+// format (Model.Checkpoint).
+func (f *serveFlags) load(m *costmodel.Model) (costmodel.ServePlan, error) {
 	s := costmodel.ServePlan{TP: 1, PP: 1, Replicas: 1, Context: f.context, Users: f.users, BlockTokens: f.blockTokens}
 	if f.users < 1 {
 		return s, badInputf("--users %d: serve at least one user", f.users)
@@ -41,8 +43,11 @@ func (f *serveFlags) load() (costmodel.ServePlan, error) {
 		return s, badInputf("--block-size %d: give a positive block size in tokens, or 0 for a contiguous cache", f.blockTokens)
 	}
 	var err error
-	if s.Weights, err = costmodel.ParseDType(f.weightsDType); err != nil {
-		return s, badInput(err)
+	s.Weights = m.Checkpoint
+	if f.weightsDType != "" {
+		if s.Weights, err = costmodel.ParseDType(f.weightsDType); err != nil {
+			return s, badInput(err)
+		}
 	}
 	if s.KV, err = costmodel.ParseDType(f.kvDType); err != nil {
 		return s, badInput(err)
@@ -50,9 +55,10 @@ func (f *serveFlags) load() (costmodel.ServePlan, error) {
 	return s, nil
 }
 
-// plan builds a serving plan of tp x pp GPUs per replica on gpus GPUs.
-func (f *serveFlags) plan(tp, pp, gpus int) (costmodel.ServePlan, error) {
-	s, err := f.load()
+// plan builds a serving plan of model m, tp x pp GPUs per replica on
+// gpus GPUs.
+func (f *serveFlags) plan(m *costmodel.Model, tp, pp, gpus int) (costmodel.ServePlan, error) {
+	s, err := f.load(m)
 	if err != nil {
 		return s, err
 	}
@@ -102,7 +108,7 @@ func (f *estimateFlags) serveEstimate(m *costmodel.Model, a costmodel.Assumption
 	if err != nil {
 		return err
 	}
-	s, err := f.serve.plan(tp, pp, c.GPUs())
+	s, err := f.serve.plan(m, tp, pp, c.GPUs())
 	if err != nil {
 		return err
 	}

@@ -348,3 +348,20 @@ func TestLoadAnswerLine(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckpointWeights: without --weights-dtype, gpt-oss-120b is
+// served in the mxfp4 of its checkpoint and fits one H100, and says
+// where the format comes from; --weights-dtype bf16 overrides it, and
+// then the 234 GB of bf16 weights need more than one GPU.
+func TestServeCheckpointWeights(t *testing.T) {
+	args := []string{"serve", "--model", "gpt-oss-120b", "--gpu", "h100", "--input-tokens", "1024", "--output-tokens", "1024", "--concurrency", "4"}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 || !strings.Contains(out, `weights mxfp4 (the checkpoint's: config.json quantization_config quant_method "mxfp4")`) ||
+		!strings.Contains(out, "cheapest: tp1-pp1 x 1") {
+		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, append(args, "--weights-dtype", "bf16")...)
+	if code != 0 || !strings.Contains(out, "weights bf16, KV cache") || strings.Contains(out, "checkpoint's") || strings.Contains(out, "cheapest: tp1-pp1 x") {
+		t.Fatalf("--weights-dtype bf16: exit %d (%s):\n%s", code, errs, out)
+	}
+}

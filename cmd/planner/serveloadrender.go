@@ -79,7 +79,7 @@ func writeServeHeader(w io.Writer, s tableStyle, q search.LoadQuery, h search.Se
 	field(w, s, "gpu", describeGPU(q.GPU, h.GPUsPerNode))
 	field(w, s, "load", describeTraffic(h.Load))
 	field(w, s, "engine", describeEngine(h.Engine))
-	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", h.Weights, h.KV))
+	field(w, s, "formats", fmt.Sprintf("weights %s, KV cache %s", weightsText(h.Weights, q.Model), h.KV))
 	field(w, s, "targets", fmt.Sprintf("TTFT %s, TPOT %s", targetText(h.TTFT), targetText(h.TPOT)))
 	cov := servingCoverage(h, costmodel.GenerationOf(q.GPU))
 	if disaggregated {
@@ -265,4 +265,13 @@ func weightGEMMs(b costmodel.BatchStep) string {
 		return b.Linear.String()
 	}
 	return fmt.Sprintf("%v (%v of it the %d calls' launches)", b.Linear, b.LinearLaunch, b.LinearCalls)
+}
+
+// weightsText is weight format w, and where it comes from when it is
+// model m's checkpoint format read from its config.json.
+func weightsText(w costmodel.DType, m *costmodel.Model) string {
+	if w != m.Checkpoint || m.CheckpointNote == "" {
+		return w.String()
+	}
+	return fmt.Sprintf("%s (the checkpoint's: %s)", w, m.CheckpointNote)
 }
