@@ -98,9 +98,9 @@ type Model struct {
 
 	// Checkpoint is the format the published checkpoint stores its
 	// weights in, the serving default for --weights-dtype: config.json's
-	// quantization_config (hfCheckpoint; gpt-oss mxfp4, DeepSeek-V3 fp8
-	// with 128 x 128 blocks), bf16 without one. CheckpointNote says what
-	// it was read from, blank for bf16.
+	// quantization_config (hfQuantization.checkpoint; gpt-oss mxfp4,
+	// DeepSeek-V3 fp8 with 128 x 128 blocks), bf16 without one.
+	// CheckpointNote says what it was read from, blank for bf16.
 	Checkpoint     DType  `json:"checkpoint_dtype"`
 	CheckpointNote string `json:"checkpoint_note,omitempty"`
 
