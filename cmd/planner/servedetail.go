@@ -60,7 +60,15 @@ func writeSpeed(w io.Writer, l *search.ServeLayout, s tableStyle) {
 	}
 	line(w, s, "%s; at %.0f with short contexts (ops:byte %.0f FLOP/B = %v / %v)",
 		crossover, v.ComputeBoundBatchShort, v.OpsPerByte, v.Peak, g.MemBandwidth)
+	line(w, s, "%s", isolatedStepNote)
 }
+
+// isolatedStepNote says what the isolated step leaves out and where the
+// calibrated answer is.
+const isolatedStepNote = "these are the kernels of one isolated step, no engine: --input-tokens, --output-tokens and " +
+	"--concurrency (or --rate) price an engine serving that load, with its step and request overheads, queueing and " +
+	"batching, fitted on measured-serving.csv (planner validate --serving)"
+
 
 func bound(t costmodel.ServeStep) string {
 	if t.MemoryBound {
