@@ -69,7 +69,6 @@ const isolatedStepNote = "these are the kernels of one isolated step, no engine:
 	"--concurrency (or --rate) price an engine serving that load, with its step and request overheads, queueing and " +
 	"batching, fitted on measured-serving.csv (planner validate --serving)"
 
-
 func bound(t costmodel.ServeStep) string {
 	if t.MemoryBound {
 		return "memory-bound"
