@@ -132,7 +132,10 @@ func writeServeReport(w io.Writer, m *costmodel.Model, r *costmodel.ServeReport)
 	header(w, "cluster", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "serve    tp%d-pp%d x %s; %s x %d tokens; weights %s, KV cache %s\n",
 		s.TP, s.PP, plural(s.Replicas, "replica", "replicas"), plural(s.Users, "user", "users"), s.Context, s.Weights, s.KV)
-	fmt.Fprintf(w, "\nmemory per GPU (the most loaded pipeline stage, %d users per replica):\n", s.UsersPerReplica())
+	if s.Weights == m.Checkpoint && m.CheckpointNote != "" {
+		header(w, "weights", weightsText(s.Weights, m))
+	}
+	fmt.Fprintf(w, "\nmemory per GPU (the most loaded pipeline stage, %s per replica):\n", plural(s.UsersPerReplica(), "user", "users"))
 	writeInventory(w, r.Memory, r.Assumptions.HBMFraction)
 	fmt.Fprintf(w, "\nKV cache: %v per token (all layers), %v per %d-token sequence\n", r.KVPerToken, r.KVPerSequence, s.Context)
 	fmt.Fprintf(w, "capacity: %s tokens of KV cache in the budget = %d concurrent users at %d tokens\n",
