@@ -29,14 +29,9 @@ type kernelCurves struct {
 // extrapolated.
 func newKernelCurves(g hardware.GPU, p Precision, clock float64, k efficiency.Kernel) kernelCurves {
 	var kc kernelCurves
-	if g.Arch == 0 || g.SMs == 0 {
+	g, stood := curveGPU(g)
+	if stood {
 		kc.extrapolated = g.Name + " gives no architecture or SM count: Hopper curves with 132 SMs on its peak and bandwidth"
-		if g.Arch == 0 {
-			g.Arch = hardware.Hopper
-		}
-		if g.SMs == 0 {
-			g.SMs = 132
-		}
 	}
 	kc.half = gemmCurve(g, efficiency.BF16, clock, &kc.extrapolated)
 	kc.gemm = kc.half
@@ -108,6 +103,21 @@ func note(to *string, ev efficiency.Evidence) {
 		*to += "; "
 	}
 	*to += ev.Format + ": " + ev.Reason
+}
+
+// curveGPU is g as the kernel curves take it: a GPU without an
+// architecture or SM count (a GPU file that gives neither) runs as a
+// Hopper part with 132 SMs on its own peak and bandwidth; stood says it
+// was filled in.
+func curveGPU(g hardware.GPU) (_ hardware.GPU, stood bool) {
+	stood = g.Arch == 0 || g.SMs == 0
+	if g.Arch == 0 {
+		g.Arch = hardware.Hopper
+	}
+	if g.SMs == 0 {
+		g.SMs = 132
+	}
+	return g, stood
 }
 
 // formatKey maps a Recipe.GEMMFormat to efficiency.ParseFormat's names.

@@ -25,16 +25,10 @@ import (
 // passes, TensorRT-LLM's fused norm-quantize kernels); priced with each
 // format's own Launch (beside the measured custom all-reduce) the
 // serving refit's objective was 0.2398, against 0.2328 with the BF16
-// one. A GPU file without an architecture or SM count
-// takes the Hopper curve with 132 SMs, as the training curves do
-// (newKernelCurves).
+// one. A GPU file without an architecture or SM count takes the Hopper
+// curve with 132 SMs, as the training curves do (curveGPU).
 func GEMMLaunch(g hardware.GPU) hardware.Seconds {
-	if g.Arch == 0 {
-		g.Arch = hardware.Hopper
-	}
-	if g.SMs == 0 {
-		g.SMs = 132
-	}
+	g, _ = curveGPU(g)
 	c, _, err := efficiency.GEMMFor(g, efficiency.BF16)
 	if err != nil {
 		return 0

@@ -132,7 +132,7 @@ func writeServeReport(w io.Writer, m *costmodel.Model, r *costmodel.ServeReport)
 	header(w, "cluster", describeCluster(r.Cluster))
 	fmt.Fprintf(w, "serve    tp%d-pp%d x %s; %s x %d tokens; weights %s, KV cache %s\n",
 		s.TP, s.PP, plural(s.Replicas, "replica", "replicas"), plural(s.Users, "user", "users"), s.Context, s.Weights, s.KV)
-	if s.Weights == m.Checkpoint && m.CheckpointNote != "" {
+	if fromCheckpoint(s.Weights, m) {
 		header(w, "weights", weightsText(s.Weights, m))
 	}
 	fmt.Fprintf(w, "\nmemory per GPU (the most loaded pipeline stage, %s per replica):\n", plural(s.UsersPerReplica(), "user", "users"))

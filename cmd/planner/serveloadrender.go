@@ -267,10 +267,16 @@ func weightGEMMs(b costmodel.BatchStep) string {
 	return fmt.Sprintf("%v (%v of it the %d calls' launches)", b.Linear, b.LinearLaunch, b.LinearCalls)
 }
 
+// fromCheckpoint reports that weight format w is model m's checkpoint
+// format as read from its config.json (Model.CheckpointNote).
+func fromCheckpoint(w costmodel.DType, m *costmodel.Model) bool {
+	return w == m.Checkpoint && m.CheckpointNote != ""
+}
+
 // weightsText is weight format w, and where it comes from when it is
 // model m's checkpoint format read from its config.json.
 func weightsText(w costmodel.DType, m *costmodel.Model) string {
-	if w != m.Checkpoint || m.CheckpointNote == "" {
+	if !fromCheckpoint(w, m) {
 		return w.String()
 	}
 	return fmt.Sprintf("%s (the checkpoint's: %s)", w, m.CheckpointNote)

@@ -19,7 +19,7 @@ func writeServeResult(w io.Writer, q search.ServeQuery, r *search.ServeResult, t
 	field(w, s, "model", q.Model.Name+": "+describeModel(q.Model))
 	field(w, s, "gpu", describeGPU(q.GPU, r.GPUsPerNode))
 	field(w, s, "load", describeLoad(r.Load))
-	if r.Load.Weights == q.Model.Checkpoint && q.Model.CheckpointNote != "" {
+	if fromCheckpoint(r.Load.Weights, q.Model) {
 		field(w, s, "weights", weightsText(r.Load.Weights, q.Model))
 	}
 	field(w, s, "KV cache", describeKV(q.Model, r.Load))
